@@ -1,0 +1,99 @@
+"""Command line: `serve`, `neo4j start|status|stop|fetch`, and `admin` calls over HTTP."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import urllib.request
+from typing import Any
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from provider.api.app import create_app
+    from provider.config import Settings
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = Settings()
+    if not settings.neo4j_uri:
+        print("serve: NEO4J_URI is not set; `bash scripts/serve` starts a local Neo4j for you", file=sys.stderr)
+        return 2
+    uvicorn.run(create_app(settings), host=args.host or settings.host, port=args.port or settings.port)
+    return 0
+
+
+def _admin_call(method: str, path: str, body: dict[str, Any] | None) -> int:
+    base = os.environ.get("UHP_URL", "http://127.0.0.1:8080")
+    key = os.environ.get("UHP_ADMIN_KEY", "")
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method,  # noqa: S310 - operator-given URL
+                                     headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+            print(response.read().decode())
+            return 0
+    except urllib.error.HTTPError as e:
+        print(e.read().decode(), file=sys.stderr)
+        return 1
+
+
+def _admin(args: argparse.Namespace) -> int:
+    if args.what == "member":
+        return _admin_call("POST", "/v1/admin/members", {"type": args.type, "name": args.name})
+    if args.what == "key":
+        return _admin_call("POST", f"/v1/admin/members/{args.member_id}/keys", {"server": args.server})
+    if args.what == "group":
+        return _admin_call("POST", "/v1/admin/groups", {"name": args.name})
+    if args.what == "join":
+        return _admin_call("PUT", f"/v1/admin/groups/{args.group_id}/members/{args.member_id}", None)
+    if args.what == "leave":
+        return _admin_call("DELETE", f"/v1/admin/groups/{args.group_id}/members/{args.member_id}", None)
+    return _admin_call("POST", "/v1/admin/harnesses", {"name": args.name, "member_id": args.member_id})
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m provider")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the HTTP service")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    commands.add_parser("neo4j", help="manage the local Neo4j server", add_help=False)
+    admin = commands.add_parser("admin", help="members, keys, groups (UHP_URL, UHP_ADMIN_KEY)")
+    what = admin.add_subparsers(dest="what", required=True)
+    member = what.add_parser("member")
+    member.add_argument("--type", choices=["human", "agent"], required=True)
+    member.add_argument("--name", required=True)
+    key = what.add_parser("key")
+    key.add_argument("member_id")
+    key.add_argument("--server", action="store_true")
+    group = what.add_parser("group")
+    group.add_argument("--name", required=True)
+    for verb in ("join", "leave"):
+        sub = what.add_parser(verb)
+        sub.add_argument("group_id")
+        sub.add_argument("member_id")
+    harness = what.add_parser("harness")
+    harness.add_argument("--name", required=True)
+    harness.add_argument("member_id")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatches a subcommand."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["neo4j"]:
+        from provider.store import local_server
+
+        return local_server.main(argv[1:])
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        return _serve(args)
+    return _admin(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""THE access decision: effective privileges, visibility and readable scope, computed from facts.
+
+The store fetches, in one round trip, the caller's own grants on every node that matters (the chain
+above a memory and the subtree below it); everything here is a pure walk over those facts, so the
+rules of chapter §3 live in one small place that unit and property tests can check exhaustively.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from provider.errors import MemoryForbiddenError, MemoryNotFoundError
+from provider.models import NodeFacts
+
+NOTHING: frozenset[str] = frozenset()
+
+
+def effective_privileges(nodes: Iterable[NodeFacts]) -> dict[str, frozenset[str]]:
+    """Union of the caller's grants down each path, restarted at every restricted node.
+
+    `nodes` must be closed upwards as far as they are asked about (a node's parent, when it has one
+    that matters, is among them); a parent that is absent counts as granting nothing.
+    """
+    ordered = sorted(nodes, key=lambda n: n.depth)
+    result: dict[str, frozenset[str]] = {}
+    for node in ordered:
+        inherited = NOTHING if node.restricted or node.parent_id is None else result.get(node.parent_id, NOTHING)
+        result[node.id] = node.granted | inherited
+    return result
+
+
+@dataclass(frozen=True)
+class Reach:
+    """The caller's view of one memory and what lies below it."""
+
+    memory_id: str
+    privileges: frozenset[str]
+    chain: list[str]
+    below: dict[str, frozenset[str]]
+    parents: dict[str, str | None]
+
+    @property
+    def visible(self) -> bool:
+        """A memory with no privilege does not exist for the caller."""
+        return bool(self.privileges)
+
+    def require(self, privilege: str) -> None:
+        """Refuse with 404 when unseen, 403 when seen without the privilege."""
+        require(self.privileges, privilege)
+
+    def readable_scope(self) -> list[str]:
+        """The memory and every descendant the caller may read, judged one by one."""
+        scope = [self.memory_id] if "read" in self.privileges else []
+        scope += [mid for mid, privs in self.below.items() if "read" in privs]
+        return scope
+
+    def visible_children(self) -> list[str]:
+        """Direct children the caller holds any privilege on."""
+        return [mid for mid, privs in self.below.items() if privs and self.parents.get(mid) == self.memory_id]
+
+
+def require(privileges: frozenset[str], privilege: str) -> None:
+    """404 when the caller holds nothing (unknown and forbidden look the same), 403 when it lacks one."""
+    if not privileges:
+        raise MemoryNotFoundError("No memory with that id exists.", param="memory_id")
+    if privilege not in privileges:
+        raise MemoryForbiddenError(f"The caller may not {privilege} this memory.", detail={"required": privilege})
+
+
+def reach(memory_id: str, chain: Sequence[NodeFacts], below: Sequence[NodeFacts]) -> Reach:
+    """Builds the caller's view from the chain (root first, ending at the memory) and the subtree."""
+    privileges = effective_privileges([*chain, *below])
+    visible_chain = visible_ancestors([n.id for n in chain[:-1]], privileges)
+    return Reach(
+        memory_id=memory_id,
+        privileges=privileges.get(memory_id, NOTHING),
+        chain=visible_chain,
+        below={n.id: privileges[n.id] for n in below},
+        parents={n.id: n.parent_id for n in below},
+    )
+
+
+def visible_ancestors(ancestors: Sequence[str], privileges: dict[str, frozenset[str]]) -> list[str]:
+    """The ancestors, root first, cut to the unbroken run the caller sees directly above the memory.
+
+    Showing a visible root above an unseen node would reveal that the unseen node exists.
+    """
+    kept: list[str] = []
+    for ancestor in reversed(ancestors):
+        if not privileges.get(ancestor):
+            break
+        kept.append(ancestor)
+    return list(reversed(kept))
+
+
+def entry_points(granted: Sequence[NodeFacts]) -> list[str]:
+    """Memories the caller holds a privilege on whose parent it cannot see, highest first."""
+    privileges = effective_privileges(granted)
+    by_depth = sorted(granted, key=lambda n: n.depth)
+    return [
+        n.id
+        for n in by_depth
+        if privileges.get(n.id) and (n.parent_id is None or not privileges.get(n.parent_id))
+    ]
+
+
+def granted_listing(granted: Sequence[NodeFacts]) -> list[tuple[str, frozenset[str]]]:
+    """Readable entry points plus every node below where the caller's privileges change, highest first."""
+    privileges = effective_privileges(granted)
+    listed: list[tuple[str, frozenset[str]]] = []
+    for node in sorted(granted, key=lambda n: n.depth):
+        mine = privileges.get(node.id, NOTHING)
+        parent = privileges.get(node.parent_id, NOTHING) if node.parent_id else NOTHING
+        entry = "read" in mine and not parent
+        changed = bool(mine) and bool(parent) and mine != parent
+        if entry or changed:
+            listed.append((node.id, mine))
+    return listed

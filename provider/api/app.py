@@ -1,0 +1,72 @@
+"""The composition root: `create_app(settings)` wires store, embedder and services in the lifespan."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from provider import __version__
+from provider.api import errors, middleware
+from provider.api.deps import Services
+from provider.api.routes import admin, grants, harnesses, memories, meta, providers
+from provider.config import Settings
+from provider.embeddings import Embedder, SentenceTransformerEmbedder
+from provider.services.admin import AdminService
+from provider.services.grants import GrantService
+from provider.services.harnesses import HarnessService
+from provider.services.identity import IdentityService
+from provider.services.tree import TreeService
+from provider.store.driver import Neo4jStore
+from provider.store.grants import Neo4jGrantStore
+from provider.store.harnesses import Neo4jHarnessStore
+from provider.store.memories import Neo4jMemoryStore
+from provider.store.principals import Neo4jPrincipalStore
+from provider.store.schema import apply_schema
+
+
+def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) -> Services:
+    """Wires every service over one store; pure construction, no I/O."""
+    principals = Neo4jPrincipalStore(store)
+    tree = TreeService(Neo4jMemoryStore(store), settings.provider_id)
+    return Services(
+        settings=settings,
+        store=store,
+        embedder=embedder,
+        identity=IdentityService(principals, settings.admin_key.get_secret_value()),
+        admin=AdminService(principals),
+        tree=tree,
+        grants=GrantService(tree, Neo4jGrantStore(store)),
+        harnesses=HarnessService(tree, Neo4jHarnessStore(store)),
+    )
+
+
+def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
+    """An app whose lifespan connects to Neo4j, applies the schema and loads the model."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        model = embedder or SentenceTransformerEmbedder(
+            settings.embedding_model, batch_size=settings.embedding_batch_size
+        )
+        if isinstance(model, SentenceTransformerEmbedder):
+            await asyncio.to_thread(model.load)
+        store = Neo4jStore.connect(settings.neo4j_uri, settings.neo4j_user,
+                                   settings.neo4j_password.get_secret_value(), settings.neo4j_database)
+        services = build_services(settings, store, model)
+        app.state.services = services
+        try:
+            await apply_schema(store, model.dimension)
+            services.schema_applied = True
+            yield
+        finally:
+            await store.close()
+
+    app = FastAPI(title="uhp-memory", version=__version__, lifespan=lifespan)
+    middleware.install(app)
+    errors.install(app)
+    for module in (meta, admin, providers, memories, grants, harnesses):
+        app.include_router(module.router)
+    return app

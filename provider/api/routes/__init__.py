@@ -1,0 +1,1 @@
+"""Routers, one per part of the surface."""

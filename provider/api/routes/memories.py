@@ -1,0 +1,64 @@
+"""The tree: `/v1/memories` and `/v1/memories/{id}`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from provider.api.deps import CallerDep, ServicesDep
+from provider.protocol.memories import MemoryCreate, MemoryUpdate, memory_json, memory_page_json
+from provider.services.tree import MemoryChanges
+
+router = APIRouter(prefix="/v1/memories", tags=["memories"])
+
+
+@router.get("")
+async def list_memories(
+    services: ServicesDep,
+    caller: CallerDep,
+    parent: Annotated[str | None, Query(description="Direct children of this memory.")] = None,
+    ancestor: Annotated[str | None, Query(description="Every readable descendant of this memory.")] = None,
+    granted: Annotated[bool, Query(description="Where the caller's privileges start or change.")] = False,
+    limit: Annotated[int, Query(ge=1, le=100, description="Page size.")] = 50,
+    cursor: Annotated[str | None, Query(description="From a previous page's `next`.")] = None,
+) -> dict[str, Any]:
+    """One level of the tree, or the caller's entry points when no parent is named."""
+    if parent is not None:
+        page = await services.tree.list_children(caller, parent, cursor, limit)
+    elif ancestor is not None:
+        page = await services.tree.list_descendants(caller, ancestor, cursor, limit)
+    elif granted:
+        page = await services.tree.list_granted(caller, cursor, limit)
+    else:
+        page = await services.tree.list_entries(caller, cursor, limit)
+    return memory_page_json(page)
+
+
+@router.post("")
+async def create_memory(body: MemoryCreate, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """A root, or a child of a memory the caller may `create` in."""
+    return memory_json(await services.tree.create(caller, body.model_dump()))
+
+
+@router.get("/{memory_id}")
+async def get_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """One memory as the caller sees it."""
+    return memory_json(await services.tree.view(caller, memory_id))
+
+
+@router.put("/{memory_id}")
+async def update_memory(memory_id: str, body: MemoryUpdate, services: ServicesDep,
+                        caller: CallerDep) -> dict[str, Any]:
+    """Rename, describe, restrict or move."""
+    changes = MemoryChanges(
+        name=body.name, description=body.description, restricted=body.restricted,
+        move="parent_id" in body.model_fields_set, parent_id=body.parent_id,
+    )
+    return memory_json(await services.tree.update(caller, memory_id, changes))
+
+
+@router.delete("/{memory_id}")
+async def delete_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """The memory, its records and its whole subtree."""
+    return await services.tree.delete(caller, memory_id)

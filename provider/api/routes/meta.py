@@ -1,0 +1,46 @@
+"""Discovery and health: the routes that need no credential."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from provider.api.deps import ServicesDep
+from provider.protocol.discovery import discovery
+
+router = APIRouter()
+
+MEMORY_SURFACE = ("/v1/memories", "/v1/memories/{memory_id}/records", "/v1/memories/{memory_id}/recall")
+
+
+def memories_served(request: Request) -> bool:
+    """True only when the tree, the records and recall routes are all mounted."""
+    paths = {getattr(route, "path", "") for route in request.app.routes}
+    return all(path in paths for path in MEMORY_SURFACE)
+
+
+@router.get("/v1/uhp", summary="Discovery document")
+async def get_discovery(request: Request) -> dict[str, Any]:
+    """What this server speaks and can do; no credential needed."""
+    return discovery(memories=memories_served(request))
+
+
+@router.get("/healthz", summary="Liveness")
+async def healthz() -> dict[str, str]:
+    """The process answers."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz", summary="Readiness", response_model=None)
+async def readyz(services: ServicesDep) -> JSONResponse:
+    """Neo4j answers, the schema is applied and the model is loaded."""
+    checks = {
+        "neo4j": await services.store.ping(),
+        "schema": services.schema_applied,
+        "model": services.embedder.dimension > 0,
+    }
+    ready = all(checks.values())
+    return JSONResponse({"status": "ready" if ready else "not_ready", "checks": checks},
+                        status_code=200 if ready else 503)

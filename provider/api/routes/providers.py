@@ -1,0 +1,19 @@
+"""The capability document: `GET /v1/memories/providers`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from provider.api.deps import CallerDep, ServicesDep
+from provider.services.capabilities import provider_document
+
+router = APIRouter(prefix="/v1/memories", tags=["providers"])
+
+
+@router.get("/providers")
+async def list_providers(services: ServicesDep, _: CallerDep) -> dict[str, Any]:
+    """The one connected provider, declaring only what its services do."""
+    document = provider_document(services.settings.provider_id, services.capable())
+    return {"object": "list", "data": [document]}

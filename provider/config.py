@@ -1,0 +1,44 @@
+"""Settings: read once from the environment at the composition root, then injected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+KNOWN_DEFAULT_KEYS = frozenset({"", "admin", "changeme", "secret", "password", "uhp-admin"})
+
+
+class Settings(BaseSettings):
+    """Everything the service can be told; environment names are listed in the README."""
+
+    model_config = SettingsConfigDict(env_prefix="UHP_", extra="ignore")
+
+    environment: Literal["development", "test", "production"] = "production"
+    admin_key: SecretStr = SecretStr("")
+    host: str = "127.0.0.1"
+    port: int = 8080
+
+    neo4j_uri: str = Field("", validation_alias=AliasChoices("NEO4J_URI", "UHP_NEO4J_URI"))
+    neo4j_user: str = Field("neo4j", validation_alias=AliasChoices("NEO4J_USER", "UHP_NEO4J_USER"))
+    neo4j_password: SecretStr = Field(
+        SecretStr(""), validation_alias=AliasChoices("NEO4J_PASSWORD", "UHP_NEO4J_PASSWORD")
+    )
+    neo4j_database: str = "neo4j"
+
+    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_dimension: int = 384
+    embedding_batch_size: int = 64
+
+    file_dir: Path = Path(".local/files")
+    subtree_cap: int = 5000
+    provider_id: str = "neo4j"
+
+    @model_validator(mode="after")
+    def _refuse_default_admin_key(self) -> Settings:
+        # A known or empty admin key is fine on a developer's machine, never in production.
+        if self.environment == "production" and self.admin_key.get_secret_value() in KNOWN_DEFAULT_KEYS:
+            raise ValueError("UHP_ADMIN_KEY is empty or a known default; set a long random key")
+        return self

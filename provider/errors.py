@@ -1,0 +1,146 @@
+"""The exception tree. Each leaf carries its UHP error code; HTTP status lives in the API's table.
+
+    ProviderError
+    ├── InvalidRequestError        invalid_request_error
+    │   ├── MemoryInvalidError     memory_invalid
+    │   ├── MemoryUnsupportedError memory_unsupported
+    │   └── UnsupportedVersionError unsupported_protocol_version
+    ├── AuthenticationError        authentication_error
+    ├── PermissionDeniedError      permission_error
+    │   └── MemoryForbiddenError   memory_forbidden
+    ├── NotFoundError
+    │   ├── MemoryNotFoundError    memory_not_found
+    │   ├── RecordNotFoundError    memory_record_not_found
+    │   ├── GrantNotFoundError     memory_grant_not_found
+    │   ├── HarnessNotFoundError   harness_not_found
+    │   ├── MemberNotFoundError    member_not_found
+    │   ├── FileNotFoundInStoreError file_not_found
+    │   └── MemoriesNotAttachedError memories_not_attached
+    ├── ConflictError              memory_busy
+    └── UnavailableError           memory_unavailable
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ProviderError(Exception):
+    """Root of every error the service raises on purpose."""
+
+    code = "server_error"
+    kind = "server_error"
+
+    def __init__(self, message: str, *, param: str | None = None, detail: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        self.detail = detail
+
+
+class InvalidRequestError(ProviderError):
+    """The request is malformed."""
+
+    code = "invalid_input"
+    kind = "invalid_request_error"
+
+
+class MemoryInvalidError(InvalidRequestError):
+    """A memory request breaks a rule of the chapter."""
+
+    code = "memory_invalid"
+
+
+class MemoryUnsupportedError(InvalidRequestError):
+    """The provider does not do what was asked."""
+
+    code = "memory_unsupported"
+
+
+class UnsupportedVersionError(InvalidRequestError):
+    """The client named a protocol version this server does not speak."""
+
+    code = "unsupported_protocol_version"
+
+
+class AuthenticationError(ProviderError):
+    """No credential, or one the server does not know."""
+
+    code = "invalid_credential"
+    kind = "authentication_error"
+
+
+class PermissionDeniedError(ProviderError):
+    """The caller is known but may not do this."""
+
+    code = "insufficient_scope"
+    kind = "permission_error"
+
+
+class MemoryForbiddenError(PermissionDeniedError):
+    """The caller sees the memory but lacks the privilege."""
+
+    code = "memory_forbidden"
+
+
+class NotFoundError(ProviderError):
+    """Something named in the request does not exist for this caller."""
+
+    code = "not_found"
+    kind = "invalid_request_error"
+
+
+class MemoryNotFoundError(NotFoundError):
+    """Unknown and unreadable look the same."""
+
+    code = "memory_not_found"
+
+
+class RecordNotFoundError(NotFoundError):
+    """The record is not in the memory named in the path."""
+
+    code = "memory_record_not_found"
+
+
+class GrantNotFoundError(NotFoundError):
+    """No such grant on this memory."""
+
+    code = "memory_grant_not_found"
+
+
+class HarnessNotFoundError(NotFoundError):
+    """No such harness."""
+
+    code = "harness_not_found"
+
+
+class MemberNotFoundError(NotFoundError):
+    """No such member or group (admin surface)."""
+
+    code = "member_not_found"
+
+
+class FileNotFoundInStoreError(NotFoundError):
+    """No such file."""
+
+    code = "file_not_found"
+
+
+class MemoriesNotAttachedError(NotFoundError):
+    """A harness whose agent holds no grant."""
+
+    code = "memories_not_attached"
+
+
+class ConflictError(ProviderError):
+    """The memory is busy with other work."""
+
+    code = "memory_busy"
+    kind = "invalid_request_error"
+
+
+class UnavailableError(ProviderError):
+    """The store cannot be reached right now."""
+
+    code = "memory_unavailable"
+    kind = "server_error"

@@ -1,0 +1,82 @@
+"""Wire shapes of the tree: memories, grants and listings, as the chapter and `Memory` give them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from provider.models import GrantView, MemoryView, Page, ordered_privileges
+
+
+class MemoryCreate(BaseModel):
+    """Body of `POST /v1/memories`."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = Field(min_length=1, max_length=300, description="Human-readable name.")
+    description: str = Field("", max_length=4000, description="What this memory holds; agents read it.")
+    parent_id: str | None = Field(None, description="The containing memory; null or absent for a root.")
+    restricted: bool = Field(False, description="When true, grants on ancestors stop here.")
+    provider: str | None = Field(None, description="Which provider keeps the records; inherited when omitted.")
+
+
+class MemoryUpdate(BaseModel):
+    """Body of `PUT /v1/memories/{id}`; fields left out are left alone."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str | None = Field(None, min_length=1, max_length=300, description="New name.")
+    description: str | None = Field(None, max_length=4000, description="New description.")
+    restricted: bool | None = Field(None, description="Set or lift the cutoff (needs delete).")
+    parent_id: str | None = Field(None, description="Move under this memory; null makes it a root (needs delete).")
+
+
+class GrantCreate(BaseModel):
+    """Body of `POST /v1/memories/{id}/grants`."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    principal: str = Field(description="`member:<id>`, `group:<id>` or an `x.`-prefixed kind.")
+    privileges: list[str] = Field(description="A subset of read, write, create, delete.")
+
+
+def memory_json(view: MemoryView) -> dict[str, Any]:
+    """The memory object exactly as the chapter lists its fields."""
+    node = view.node
+    return {
+        "id": node.id,
+        "object": "memory",
+        "name": node.name,
+        "description": node.description,
+        "parent_id": view.visible_parent_id,
+        "ancestors": view.ancestors,
+        "restricted": node.restricted,
+        "provider": node.provider,
+        "privileges": ordered_privileges(view.privileges),
+        "records": {"count": node.record_count},
+        "children": {"count": view.visible_children},
+        "createdAt": node.created_at,
+        "updatedAt": node.updated_at,
+    }
+
+
+def memory_page_json(page: Page[MemoryView]) -> dict[str, Any]:
+    """A listing: `{object: list, data, next}`."""
+    return {"object": "list", "data": [memory_json(v) for v in page.items], "next": page.next_cursor}
+
+
+def grant_json(view: GrantView) -> dict[str, Any]:
+    """A grant with the node it sits on."""
+    grant = view.grant
+    body: dict[str, Any] = {
+        "id": grant.id,
+        "object": "memory.grant",
+        "memory_id": grant.memory_id,
+        "principal": grant.principal,
+        "privileges": ordered_privileges(grant.privileges),
+        "inherited": view.inherited,
+    }
+    if grant.implicit:
+        body["implicit"] = True
+    return body

@@ -1,0 +1,1 @@
+"""One module per capability: authorize first, then act."""

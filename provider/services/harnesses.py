@@ -1,0 +1,79 @@
+"""A harness's memories (standalone mode): what its agent was granted, its default and observe flag."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from provider import access, ids
+from provider.errors import (
+    HarnessNotFoundError,
+    MemberNotFoundError,
+    MemoriesNotAttachedError,
+    MemoryInvalidError,
+    MemoryNotFoundError,
+)
+from provider.models import Caller, ordered_privileges
+from provider.services.tree import TreeService
+from provider.store.harnesses import Neo4jHarnessStore
+
+
+class HarnessService:
+    """Read off the agent's grants; only the agent itself (or a server acting for it) may look."""
+
+    def __init__(self, tree: TreeService, harnesses: Neo4jHarnessStore):
+        self.tree = tree
+        self.harnesses = harnesses
+
+    async def create(self, name: str, member_id: str) -> dict[str, Any]:
+        """Admin: a harness whose agent is the member."""
+        row = await self.harnesses.create(ids.new_id(ids.HARNESS), name, member_id, ids.now_ms())
+        if row is None:
+            raise MemberNotFoundError("No member with that id exists.", param="member_id")
+        return {**row, "principal": f"member:{member_id}"}
+
+    async def _own(self, caller: Caller, harness_id: str) -> dict[str, Any]:
+        harness = await self.harnesses.get(harness_id)
+        if harness is None or harness["member_id"] != caller.member_id:
+            raise HarnessNotFoundError("No harness with that id exists.", param="harness_id")
+        return harness
+
+    async def memories(self, caller: Caller, harness_id: str) -> dict[str, Any]:
+        """Every memory the agent holds a grant on, highest first, with its effective privileges."""
+        harness = await self._own(caller, harness_id)
+        facts, names = await self.tree.memories.granted_facts(caller.member_id)
+        privileges = access.effective_privileges(facts)
+        granted = sorted((n for n in facts if n.granted), key=lambda n: (n.depth, names.get(n.id) or "", n.id))
+        if not granted:
+            raise MemoriesNotAttachedError("The harness has no memories attached.", param="harness_id")
+        default = harness["default_memory_id"]
+        return {
+            "object": "harness.memories",
+            "principal": f"member:{caller.member_id}",
+            "default_memory_id": default,
+            "observe": harness["observe"],
+            "data": [
+                {"id": n.id, "name": names.get(n.id), "privileges": ordered_privileges(privileges[n.id]),
+                 "default": n.id == default}
+                for n in granted
+            ],
+        }
+
+    async def update(self, caller: Caller, harness_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+        """Sets the default memory (one the agent may write) and the observe flag."""
+        harness = await self._own(caller, harness_id)
+        default = changes.get("default_memory_id", harness["default_memory_id"])
+        observe = changes.get("observe", harness["observe"])
+        if default is not None:
+            await self._require_writable(caller, default)
+        await self.harnesses.update(harness_id, default, bool(observe))
+        return await self.memories(caller, harness_id)
+
+    async def _require_writable(self, caller: Caller, memory_id: str) -> None:
+        try:
+            view = await self.tree.view(caller, memory_id)
+        except MemoryNotFoundError as e:
+            raise MemoryInvalidError("default_memory_id must be a memory the agent may write.",
+                                     param="default_memory_id") from e
+        if "write" not in view.privileges:
+            raise MemoryInvalidError("default_memory_id must be a memory the agent may write.",
+                                     param="default_memory_id")

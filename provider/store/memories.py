@@ -1,0 +1,118 @@
+"""The memory tree in Neo4j: nodes joined by CHILD_OF, grants as nodes ON a memory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from provider.models import MemoryNode, NodeFacts
+from provider.store.driver import Neo4jStore, Row
+
+
+def _granted(lists: list[list[str]] | None) -> frozenset[str]:
+    return frozenset(p for privileges in lists or [] for p in privileges)
+
+
+@dataclass(frozen=True)
+class MemoryFacts:
+    """One memory, the chain above it (root first, ending with itself) and its direct children."""
+
+    node: MemoryNode
+    chain: list[NodeFacts]
+    children: list[NodeFacts]
+
+
+@dataclass(frozen=True)
+class ReachFacts:
+    """The chain above a memory (root first, ending with itself) and its subtree within a depth."""
+
+    chain: list[NodeFacts]
+    below: list[NodeFacts]
+    names: dict[str, str]
+
+
+def _chain(row: Row) -> list[NodeFacts]:
+    above = row["above"]
+    chain = [
+        NodeFacts(id=a["id"], parent_id=a["parent_id"], restricted=a["restricted"],
+                  granted=_granted(a["grants"]), depth=i)
+        for i, a in enumerate(above)
+    ]
+    chain.append(
+        NodeFacts(id=row["id"], parent_id=row["parent_id"], restricted=row["restricted"],
+                  granted=_granted(row["grants"]), depth=len(above))
+    )
+    return chain
+
+
+def _memory_facts(row: Row) -> MemoryFacts:
+    chain = _chain(row)
+    depth = chain[-1].depth + 1
+    children = [
+        NodeFacts(id=c["id"], parent_id=row["id"], restricted=c["restricted"], granted=_granted(c["grants"]),
+                  depth=depth)
+        for c in row["children"]
+    ]
+    node = MemoryNode(
+        id=row["id"], name=row["name"], description=row["description"] or "", parent_id=row["parent_id"],
+        restricted=row["restricted"], provider=row["provider"], created_at=row["created_at"],
+        updated_at=row["updated_at"], record_count=row["record_count"],
+    )
+    return MemoryFacts(node=node, chain=chain, children=children)
+
+
+class Neo4jMemoryStore:
+    """Reads facts for access decisions and writes the tree."""
+
+    def __init__(self, store: Neo4jStore):
+        self.store = store
+
+    async def facts(self, member_id: str, memory_ids: list[str]) -> dict[str, MemoryFacts]:
+        """Each known memory with its chain and children, in one round trip."""
+        rows = await self.store.read("memory_views", member_id=member_id, ids=memory_ids)
+        return {row["id"]: _memory_facts(row) for row in rows}
+
+    async def reach(self, member_id: str, memory_id: str, depth: int | None) -> ReachFacts | None:
+        """The chain and the subtree within `depth`, or None when the memory is unknown."""
+        rows = await self.store.read("memory_reach", member_id=member_id, memory_id=memory_id, depth=depth)
+        if not rows:
+            return None
+        row = rows[0]
+        chain = _chain(row)
+        base = chain[-1].depth
+        below = [
+            NodeFacts(id=d["id"], parent_id=d["parent_id"], restricted=d["restricted"],
+                      granted=_granted(d["grants"]), depth=base + d["dist"])
+            for d in row["below"]
+        ]
+        return ReachFacts(chain=chain, below=below, names={d["id"]: d["name"] for d in row["below"]})
+
+    async def granted_facts(self, member_id: str) -> tuple[list[NodeFacts], dict[str, str]]:
+        """Every node the caller holds a grant on, with their chains, and the nodes' names."""
+        rows = await self.store.read("memory_granted_facts", member_id=member_id)
+        facts = [
+            NodeFacts(id=r["id"], parent_id=r["parent_id"], restricted=r["restricted"],
+                      granted=_granted(r["grants"]), depth=r["depth"])
+            for r in rows
+        ]
+        return facts, {r["id"]: r["name"] for r in rows}
+
+    async def create(self, **fields: Any) -> Row | None:
+        """Creates a memory with its creator's grant; None when the parent vanished."""
+        rows = await self.store.write("memory_create", **fields)
+        return rows[0] if rows else None
+
+    async def update(self, memory_id: str, *, name: str | None, description: str | None,
+                     restricted: bool | None, now: int) -> None:
+        """Changes the fields given."""
+        await self.store.write("memory_update", id=memory_id, name=name, description=description,
+                               restricted=restricted, now=now)
+
+    async def move(self, memory_id: str, parent_id: str | None, now: int) -> bool:
+        """False when the move would make a cycle."""
+        return bool(await self.store.write("memory_move", id=memory_id, parent_id=parent_id, now=now))
+
+    async def delete(self, memory_id: str) -> list[str]:
+        """Removes the subtree; the ids removed."""
+        rows = await self.store.write("memory_delete", id=memory_id)
+        return list(rows[0]["memories"]) if rows else []

@@ -1,0 +1,40 @@
+"""Applies the schema at start-up, idempotently, and checks the vector index fits the embedder."""
+
+from __future__ import annotations
+
+from provider.errors import ProviderError
+from provider.store.catalogue import names
+from provider.store.driver import Neo4jStore
+
+
+class SchemaMismatchError(ProviderError):
+    """The vector index was built for another embedding dimension."""
+
+    code = "memory_unavailable"
+
+
+def schema_statements() -> list[str]:
+    """Schema files in the order they are applied."""
+    return sorted(n for n in names() if n.startswith("schema_0"))
+
+
+async def apply_schema(store: Neo4jStore, dimensions: int) -> None:
+    """Creates what is missing; a second run changes nothing."""
+    for name in schema_statements():
+        await store.write(name, dimensions=dimensions)
+    await check_vector_dimension(store, dimensions)
+
+
+async def check_vector_dimension(store: Neo4jStore, dimensions: int) -> None:
+    """Refuses to start when the stored index and the model disagree (every search would fail)."""
+    for row in await store.read("schema_indexes_read"):
+        if row["name"] == "record_embedding" and row["dimensions"] not in (None, dimensions):
+            raise SchemaMismatchError(
+                f"The vector index holds {row['dimensions']}-dimensional embeddings but the model "
+                f"produces {dimensions}; re-embed or drop the index record_embedding."
+            )
+
+
+async def schema_summary(store: Neo4jStore) -> list[dict[str, object]]:
+    """Index names, types and states, for readiness and tests."""
+    return await store.read("schema_indexes_read")

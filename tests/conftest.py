@@ -1,0 +1,117 @@
+"""Session fixtures: one real Neo4j, one real embedding model, one app; each test makes its own data."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from provider.api.app import create_app
+from provider.config import Settings
+from provider.embeddings import SentenceTransformerEmbedder
+from tests.neo4j_target import Neo4jTarget, provision
+
+
+@pytest.fixture(scope="session")
+def neo4j_target() -> Iterator[Neo4jTarget]:
+    target = provision()
+    yield target
+    target.close()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> SentenceTransformerEmbedder:
+    model = SentenceTransformerEmbedder("all-MiniLM-L6-v2")
+    model.load()
+    return model
+
+
+@pytest.fixture(scope="session")
+def settings(neo4j_target: Neo4jTarget, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return Settings(
+        environment="test",
+        admin_key=SecretStr("adm_" + secrets.token_urlsafe(24)),
+        neo4j_uri=neo4j_target.uri,
+        neo4j_user=neo4j_target.user,
+        neo4j_password=SecretStr(neo4j_target.password),
+        file_dir=tmp_path_factory.mktemp("files"),
+    )
+
+
+@pytest.fixture(scope="session")
+def client(settings: Settings, embedder: SentenceTransformerEmbedder) -> Iterator[TestClient]:
+    with TestClient(create_app(settings, embedder=embedder)) as test_client:
+        yield test_client
+
+
+@dataclass
+class Member:
+    """A member made for one test, with its key."""
+
+    id: str
+    key: str
+    type: str
+
+    @property
+    def principal(self) -> str:
+        return f"member:{self.id}"
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.key}"}
+
+
+@dataclass
+class Admin:
+    """Calls the admin surface."""
+
+    client: TestClient
+    key: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.key}"}
+
+    def member(self, member_type: str = "human", *, server: bool = False) -> Member:
+        made = self.client.post("/v1/admin/members", json={"type": member_type, "name": "t"}, headers=self.headers)
+        assert made.status_code == 200, made.text
+        key = self.client.post(f"/v1/admin/members/{made.json()['id']}/keys", json={"server": server},
+                               headers=self.headers)
+        assert key.status_code == 200, key.text
+        return Member(id=made.json()["id"], key=key.json()["key"], type=member_type)
+
+    def group(self, *members: str) -> str:
+        made = self.client.post("/v1/admin/groups", json={"name": "g"}, headers=self.headers)
+        assert made.status_code == 200, made.text
+        for member in members:
+            joined = self.client.put(f"/v1/admin/groups/{made.json()['id']}/members/{member}", headers=self.headers)
+            assert joined.status_code == 200, joined.text
+        return str(made.json()["id"])
+
+
+@pytest.fixture(scope="session")
+def admin(client: TestClient, settings: Settings) -> Admin:
+    return Admin(client=client, key=settings.admin_key.get_secret_value())
+
+
+@pytest.fixture
+def alice(admin: Admin) -> Member:
+    return admin.member()
+
+
+@pytest.fixture
+def bob(admin: Admin) -> Member:
+    return admin.member()
+
+
+def make_memory(client: TestClient, who: Member, name: str = "m", **fields: Any) -> dict[str, Any]:
+    """Creates a memory and returns its body, failing the test on anything but 200."""
+    response = client.post("/v1/memories", json={"name": name, **fields}, headers=who.headers)
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
