@@ -33,6 +33,7 @@ class Settings(BaseSettings):
     embedding_batch_size: int = 64
 
     file_dir: Path = Path(".local/files")
+    content_media: list[str] = ["text/*", "image/*", "application/pdf", "audio/*"]
     subtree_cap: int = 5000
     provider_id: str = "neo4j"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 import uuid
 
 MEMORY = "hmem_"
@@ -21,3 +22,22 @@ def new_id(prefix: str) -> str:
 def now_ms() -> int:
     """Milliseconds since the epoch, from the server clock."""
     return int(time.time() * 1000)
+
+
+SNAPSHOT = "hsnp_"
+FILE = "file_"
+
+
+def iso(ms: int | None) -> str | None:
+    """Milliseconds as an RFC 3339 instant in UTC, or None."""
+    if ms is None:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_instant(raw: str) -> int:
+    """An ISO 8601 instant (naive means UTC) in milliseconds; ValueError when it is not one."""
+    moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Generic, Literal, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, Literal, TypeVar
 
 Privilege = Literal["read", "write", "create", "delete"]
 ALL_PRIVILEGES: tuple[Privilege, ...] = ("read", "write", "create", "delete")
@@ -21,6 +21,7 @@ class Caller:
 
     member_id: str
     member_type: MemberType
+    via_server: bool = False
 
     @property
     def principal(self) -> str:
@@ -93,3 +94,81 @@ class Page(Generic[T]):
 
     items: list[T] = field(default_factory=list)
     next_cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Who wrote a version, stamped from the authenticated caller (or the provider itself)."""
+
+    kind: str
+    id: str
+    type: str | None = None
+    on_behalf_of: str | None = None
+    consolidation_id: str | None = None
+
+
+@dataclass(frozen=True)
+class RecordVersion:
+    """One version of a record, as stored; what a read returns is chosen from these."""
+
+    record_id: str
+    memory_id: str
+    type: str
+    title: str | None
+    content: list[dict[str, Any]]
+    attributes: dict[str, Any]
+    references: list[dict[str, Any]]
+    version: int
+    status: str
+    supersedes: int | None
+    valid_from: str | None
+    valid_to: str | None
+    written_at: int
+    invalidated_at: int | None
+    superseded_at: int | None
+    forgotten_at: int | None
+    writer: Writer
+    follows: dict[str, Any] | None = None
+
+    def state_at(self, instant: int | None) -> RecordVersion:
+        """This version as it stood at an instant: later closings are not yet visible."""
+        if instant is None:
+            return self
+        forgotten = self.forgotten_at is not None and self.forgotten_at <= instant
+        superseded = self.superseded_at is not None and self.superseded_at <= instant
+        status = "forgotten" if forgotten else "superseded" if superseded else "active"
+        closed = self.invalidated_at if (forgotten or superseded) else None
+        return replace(self, status=status, invalidated_at=closed)
+
+    def live_at(self, instant: int) -> bool:
+        """True when this was the record's current version at the instant."""
+        return self.written_at <= instant and (self.superseded_at is None or self.superseded_at > instant)
+
+
+@dataclass(frozen=True)
+class StoredRecord:
+    """A record with every one of its versions, oldest first."""
+
+    id: str
+    memory_id: str
+    current: int
+    versions: list[RecordVersion]
+
+    def latest(self) -> RecordVersion:
+        """The current version."""
+        return next(v for v in self.versions if v.version == self.current)
+
+    def at(self, instant: int | None) -> RecordVersion | None:
+        """The version current at an instant (None before the record existed)."""
+        if instant is None:
+            return self.latest()
+        live = [v for v in self.versions if v.live_at(instant)]
+        return live[-1].state_at(instant) if live else None
+
+
+@dataclass(frozen=True)
+class ReadRecord:
+    """A version as one reader sees it: references resolved with the reader's privileges."""
+
+    version: RecordVersion
+    references: list[dict[str, Any]]

@@ -11,19 +11,26 @@ from fastapi import FastAPI
 from provider import __version__
 from provider.api import errors, middleware
 from provider.api.deps import Services
-from provider.api.routes import admin, grants, harnesses, memories, meta, providers
+from provider.api.routes import admin, files, grants, harnesses, memories, meta, providers, records
+from provider.blobs import DirectoryBlobStore
 from provider.config import Settings
 from provider.embeddings import Embedder, SentenceTransformerEmbedder
 from provider.services.admin import AdminService
+from provider.services.content_parts import ContentService
+from provider.services.files import FileService
+from provider.services.records import RecordService
+from provider.services.snapshots import SnapshotService
 from provider.services.grants import GrantService
 from provider.services.harnesses import HarnessService
 from provider.services.identity import IdentityService
 from provider.services.tree import TreeService
 from provider.store.driver import Neo4jStore
+from provider.store.files import Neo4jFileStore
 from provider.store.grants import Neo4jGrantStore
 from provider.store.harnesses import Neo4jHarnessStore
 from provider.store.memories import Neo4jMemoryStore
 from provider.store.principals import Neo4jPrincipalStore
+from provider.store.records import Neo4jRecordStore
 from provider.store.schema import apply_schema
 
 
@@ -31,6 +38,9 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     """Wires every service over one store; pure construction, no I/O."""
     principals = Neo4jPrincipalStore(store)
     tree = TreeService(Neo4jMemoryStore(store), settings.provider_id)
+    files = FileService(Neo4jFileStore(store), DirectoryBlobStore(settings.file_dir), settings.content_media)
+    record_store = Neo4jRecordStore(store)
+    records = RecordService(tree, record_store, embedder, files)
     return Services(
         settings=settings,
         store=store,
@@ -40,6 +50,10 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         tree=tree,
         grants=GrantService(tree, Neo4jGrantStore(store)),
         harnesses=HarnessService(tree, Neo4jHarnessStore(store)),
+        files=files,
+        records=records,
+        content=ContentService(records, files),
+        snapshots=SnapshotService(tree, record_store),
     )
 
 
@@ -67,6 +81,6 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
     app = FastAPI(title="uhp-memory", version=__version__, lifespan=lifespan)
     middleware.install(app)
     errors.install(app)
-    for module in (meta, admin, providers, memories, grants, harnesses):
+    for module in (meta, admin, providers, memories, grants, harnesses, records, files):
         app.include_router(module.router)
     return app

@@ -12,7 +12,11 @@ from provider.embeddings import Embedder
 from provider.models import Caller
 from provider.services.admin import AdminService
 from provider.services.capabilities import Capable
+from provider.services.content_parts import ContentService
+from provider.services.files import FileService
 from provider.services.grants import GrantService
+from provider.services.records import RecordService
+from provider.services.snapshots import SnapshotService
 from provider.services.harnesses import HarnessService
 from provider.services.identity import AdminCaller, IdentityService
 from provider.services.tree import TreeService
@@ -31,6 +35,10 @@ class Services:
     tree: TreeService
     grants: GrantService
     harnesses: HarnessService
+    files: FileService
+    records: RecordService
+    content: ContentService
+    snapshots: SnapshotService
     schema_applied: bool = False
 
     def capable(self) -> list[Capable]:

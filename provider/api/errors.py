@@ -51,7 +51,9 @@ def _memory_path(request: Request) -> bool:
 
 def _validation_error(request: Request, exc: RequestValidationError) -> errors.ProviderError:
     first = exc.errors()[0] if exc.errors() else {}
-    location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path")]
+    # A JSON decode error's loc ends in a character offset, not a field: it has no param.
+    loc = () if first.get("type") == "json_invalid" else first.get("loc", ())
+    location = [str(part) for part in loc if part not in ("body", "query", "path")]
     param = ".".join(location) or None
     message = f"{param or 'The request'}: {first.get('msg', 'is not valid')}."
     kind = errors.MemoryInvalidError if _memory_path(request) else errors.InvalidRequestError

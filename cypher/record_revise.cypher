@@ -1,0 +1,27 @@
+// Appends a version: the current one is closed as superseded and the new one becomes current.
+// The first SET takes the record's write lock, so two revisions cannot both build on $expected.
+// Parameters: $id, $memory_id, $expected (int, the version the reviser read), $now (int ms),
+//   $record (map: the Record's new properties), $version (map: the new RecordVersion),
+//   $references (list of maps: rel, record_id, position).
+// Columns: id; no row when the record moved on since it was read (the service retries).
+// Scope: the service has checked write on the memory and that the record is in it.
+MATCH (r:Record {id: $id, memory_id: $memory_id})
+SET r.locked_at = $now
+WITH r
+WHERE r.version = $expected
+MATCH (old:RecordVersion {version: $expected})-[:VERSION_OF]->(r)
+SET old.status = 'superseded', old.superseded_at = $now, old.invalidated_at = $now
+CREATE (v:RecordVersion)-[:VERSION_OF]->(r)
+SET v = $version
+SET r = $record
+WITH r
+CALL (r) {
+  MATCH (r)-[stale:REFERENCES]->()
+  DELETE stale
+}
+CALL (r) {
+  UNWIND $references AS ref
+  MATCH (t:Record {id: ref.record_id})
+  CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
+}
+RETURN r.id AS id

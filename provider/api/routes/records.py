@@ -1,0 +1,87 @@
+"""Records: `/v1/memories/{id}/records...` and snapshots."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query
+from fastapi.responses import Response
+
+from provider.api.deps import CallerDep, ServicesDep
+from provider.protocol.records import record_json
+
+router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["records"])
+
+JsonObject = Annotated[dict[str, Any], Body(description="The chapter's request object.")]
+AsOf = Annotated[str | None, Query(description="An ISO 8601 instant or a snapshot id.")]
+
+
+@router.post("/records")
+async def remember(memory_id: str, body: JsonObject, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """Writes one record as stated (needs write)."""
+    return record_json(await services.records.remember(caller, memory_id, body))
+
+
+@router.get("/records")
+async def list_records(
+    memory_id: str,
+    services: ServicesDep,
+    caller: CallerDep,
+    type: Annotated[str | None, Query(description="Only records of this type.")] = None,  # noqa: A002
+    include: Annotated[str, Query(description="active (default) or all, forgotten included.")] = "active",
+    as_of: AsOf = None,
+    limit: Annotated[int, Query(ge=1, le=100, description="Page size.")] = 50,
+    cursor: Annotated[str | None, Query(description="From a previous page's `next`.")] = None,
+) -> dict[str, Any]:
+    """The memory's records, one page at a time."""
+    reads, next_cursor = await services.records.list(caller, memory_id, kind=type, include=include, as_of=as_of,
+                                                     cursor=cursor, limit=limit)
+    return {"object": "list", "data": [record_json(r) for r in reads], "next": next_cursor}
+
+
+@router.get("/records/{record_id}")
+async def get_record(memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep,
+                     as_of: AsOf = None) -> dict[str, Any]:
+    """One record, now or as of an instant."""
+    return record_json(await services.records.get(caller, memory_id, record_id, as_of))
+
+
+@router.patch("/records/{record_id}")
+async def revise(memory_id: str, record_id: str, body: JsonObject, services: ServicesDep,
+                 caller: CallerDep) -> dict[str, Any]:
+    """Appends a version (needs write)."""
+    return record_json(await services.records.revise(caller, memory_id, record_id, body))
+
+
+@router.delete("/records/{record_id}")
+async def forget(memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """Closes the record and keeps its trace (needs write)."""
+    return record_json(await services.records.forget(caller, memory_id, record_id))
+
+
+@router.get("/records/{record_id}/history")
+async def history(memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """Every version, oldest first."""
+    versions = await services.records.history(caller, memory_id, record_id)
+    return {"object": "list", "data": [record_json(v) for v in versions]}
+
+
+@router.get("/records/{record_id}/content/{index}", response_model=None)
+async def content_part(memory_id: str, record_id: str, index: int, services: ServicesDep,
+                       caller: CallerDep) -> Response:
+    """The exact bytes of a file part (or the words of a text part)."""
+    data, media_type = await services.content.part(caller, memory_id, record_id, index)
+    return Response(content=data, media_type=media_type)
+
+
+@router.post("/snapshots")
+async def create_snapshot(memory_id: str, body: JsonObject, services: ServicesDep,
+                          caller: CallerDep) -> dict[str, Any]:
+    """Names this instant (needs write)."""
+    return await services.snapshots.create(caller, memory_id, body.get("name"), body.get("message"))
+
+
+@router.get("/snapshots")
+async def list_snapshots(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """The memory's named instants."""
+    return {"object": "list", "data": await services.snapshots.list(caller, memory_id)}

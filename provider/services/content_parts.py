@@ -1,0 +1,29 @@
+"""The bytes of one content part, read at the record's `content/{index}` address."""
+
+from __future__ import annotations
+
+from provider.errors import FileNotFoundInStoreError
+from provider.models import Caller
+from provider.services.files import FileService
+from provider.services.records import RecordService
+
+
+class ContentService:
+    """Reads one part of a record at its own address, for whoever may read the record."""
+
+    def __init__(self, records: RecordService, files: FileService):
+        self.records = records
+        self.files = files
+
+    async def part(self, caller: Caller, memory_id: str, record_id: str, index: int) -> tuple[bytes, str]:
+        """A file part's exact bytes; a text part's words as UTF-8 text."""
+        read = await self.records.get(caller, memory_id, record_id, None)
+        parts = read.version.content
+        if not 0 <= index < len(parts):
+            raise FileNotFoundInStoreError("The record has no content part at that index.", param="index")
+        part = parts[index]
+        if part.get("type") == "file":
+            return await self.files.read(part["file"]["id"])
+        if isinstance(part.get("text"), str):
+            return part["text"].encode(), "text/plain; charset=utf-8"
+        raise FileNotFoundInStoreError("That content part carries no bytes.", param="index")

@@ -1,0 +1,78 @@
+"""Files: upload, completion of a record's file parts from our own store, and byte-exact reads."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+from typing import Any
+
+from provider import ids
+from provider.blobs import BlobStore
+from provider.errors import FileNotFoundInStoreError, MemoryInvalidError, MemoryUnsupportedError
+from provider.models import Caller
+from provider.store.files import Neo4jFileStore
+
+MAX_BYTES = 25 * 1024 * 1024
+
+
+class FileService:
+    """Bytes go to the blob store; records name files by id and we fill in name, type and size."""
+
+    def __init__(self, files: Neo4jFileStore, blobs: BlobStore, media: list[str]):
+        self.files = files
+        self.blobs = blobs
+        self.media = media
+
+    def keeps(self, media_type: str) -> bool:
+        """True when a pattern of `content.media` matches."""
+        return any(fnmatch.fnmatch(media_type, pattern) for pattern in self.media)
+
+    async def upload(self, caller: Caller, *, name: str, media_type: str, data: bytes,
+                     purpose: str) -> dict[str, Any]:
+        """Stores bytes and metadata; the uploader alone may name the file in a record."""
+        if len(data) > MAX_BYTES:
+            raise MemoryInvalidError(f"A file is at most {MAX_BYTES} bytes.", param="file")
+        digest = await asyncio.to_thread(self.blobs.put, data)
+        row = await self.files.create(
+            id=ids.new_id(ids.FILE), owner=caller.principal, name=name or "file", media_type=media_type,
+            bytes=len(data), sha256=digest, purpose=purpose or "user_data", now=ids.now_ms(),
+        )
+        return {"id": row["id"], "object": "file", "filename": row["name"], "bytes": row["bytes"],
+                "created_at": row["created_at"] // 1000, "purpose": row["purpose"], "media_type": row["media_type"]}
+
+    async def complete(self, caller: Caller, content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """File parts get name, media_type and bytes from our store; a client's values are not read."""
+        wanted = [p["file"]["id"] for p in content if p.get("type") == "file"]
+        if not wanted:
+            return content
+        found = await self.files.get_many(wanted)
+        completed = []
+        for index, part in enumerate(content):
+            if part.get("type") == "file":
+                part = self._complete_part(caller, part, found.get(part["file"]["id"]), index)
+            completed.append(part)
+        return completed
+
+    def _complete_part(self, caller: Caller, part: dict[str, Any], meta: dict[str, Any] | None,
+                       index: int) -> dict[str, Any]:
+        if meta is None or meta["owner"] != caller.principal:
+            raise MemoryInvalidError("No file with that id exists.", param=f"content.{index}.file.id")
+        if not self.keeps(meta["media_type"]):
+            raise MemoryUnsupportedError(
+                f"This provider does not keep files of type {meta['media_type']}.",
+                param=f"content.{index}.file", detail={"media": self.media},
+            )
+        file = {"id": meta["id"], "name": meta["name"], "media_type": meta["media_type"], "bytes": meta["bytes"]}
+        return {**part, "file": file}
+
+    async def read(self, file_id: str) -> tuple[bytes, str]:
+        """The exact bytes and their media type."""
+        meta = (await self.files.get_many([file_id])).get(file_id)
+        if meta is None:
+            raise FileNotFoundInStoreError("No file with that id exists.")
+        try:
+            data = await asyncio.to_thread(self.blobs.get, meta["sha256"])
+        except FileNotFoundError as e:
+            raise FileNotFoundInStoreError("The file's bytes are no longer kept.") from e
+        return data, meta["media_type"]
+

@@ -1,0 +1,185 @@
+"""Records: remember, read, list, revise, forget and history; nothing is ever overwritten."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from provider import ids
+from provider.embeddings import Embedder
+from provider.errors import MemoryInvalidError, MemoryUnsupportedError, RecordNotFoundError, UnavailableError
+from provider.models import Caller, ReadRecord, RecordVersion, StoredRecord, Writer
+from provider.services import content as rules
+from provider.services.files import FileService
+from provider.services.references import ReferenceResolver
+from provider.services.tree import TreeService, decode_cursor, encode_cursor
+from provider.store.records import Neo4jRecordStore
+
+REVISE_ATTEMPTS = 5
+
+
+def writer_of(caller: Caller) -> Writer:
+    """Stamped from the authenticated caller; whatever a client sends as written_by is ignored."""
+    return Writer(kind="member", id=caller.member_id, type=caller.member_type)
+
+
+class RecordService:
+    """Authorize on the memory, validate, embed, store."""
+
+    def __init__(self, tree: TreeService, records: Neo4jRecordStore, embedder: Embedder, files: FileService):
+        self.tree = tree
+        self.records = records
+        self.embedder = embedder
+        self.files = files
+        self.references = ReferenceResolver(tree, records)
+
+    async def remember(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> ReadRecord:
+        """Writes one record as stated; needs write."""
+        await self.tree.require(caller, memory_id, "write")
+        title = rules.normalise_title(body.get("title"))
+        content = await self.files.complete(caller, rules.normalise_content(body.get("content"), title=title))
+        stated = rules.normalise_time(body.get("time"))
+        version = RecordVersion(
+            record_id=ids.new_id(ids.RECORD), memory_id=memory_id, type=rules.normalise_type(body.get("type")),
+            title=title, content=content, attributes=rules.normalise_attributes(body.get("attributes")),
+            references=await self.references.for_write(rules.normalise_references(body.get("references"))),
+            version=1, status="active", supersedes=None, valid_from=stated["valid_from"],
+            valid_to=stated["valid_to"], written_at=ids.now_ms(), invalidated_at=None, superseded_at=None,
+            forgotten_at=None, writer=writer_of(caller), follows=self._follows(caller, body),
+        )
+        words = rules.words_of(title, content)
+        if not await self.records.create(version, words, await self._embedding(words)):
+            raise RecordNotFoundError("The memory was deleted while the record was written.")
+        return await self._as_read(caller, version)
+
+    @staticmethod
+    def _follows(caller: Caller, body: dict[str, Any]) -> dict[str, Any] | None:
+        follows = body.get("follows")
+        if follows is None:
+            return None
+        if not caller.via_server:
+            raise MemoryInvalidError("Only the server marks a record as following a source.", param="follows")
+        if not isinstance(follows, dict) or not all(isinstance(follows.get(k), str) for k in ("kind", "id")):
+            raise MemoryInvalidError("follows is {kind, id, name}.", param="follows")
+        return {k: follows[k] for k in ("kind", "id", "name") if k in follows}
+
+    async def _embedding(self, words: str) -> list[float] | None:
+        if not words.strip():
+            return None
+        return (await self.embedder.embed([words]))[0]
+
+    async def _stored(self, caller: Caller, memory_id: str, record_id: str, privilege: str) -> StoredRecord:
+        await self.tree.require(caller, memory_id, privilege)
+        stored = await self.records.read(record_id)
+        if stored is None or stored.memory_id != memory_id:
+            raise RecordNotFoundError("No record with that id is in this memory.", param="record_id")
+        return stored
+
+    async def get(self, caller: Caller, memory_id: str, record_id: str, as_of: str | None) -> ReadRecord:
+        """One record now, or as it stood at an instant or snapshot."""
+        stored = await self._stored(caller, memory_id, record_id, "read")
+        version = stored.at(await self.instant(caller, as_of))
+        if version is None:
+            raise RecordNotFoundError("The record did not exist at that instant.", param="as_of")
+        return await self._as_read(caller, version)
+
+    async def history(self, caller: Caller, memory_id: str, record_id: str) -> list[ReadRecord]:
+        """Every version, oldest first, each with its writer and time."""
+        stored = await self._stored(caller, memory_id, record_id, "read")
+        return [await self._as_read(caller, v) for v in stored.versions]
+
+    async def list(self, caller: Caller, memory_id: str, *, kind: str | None, include: str, as_of: str | None,
+                   cursor: str | None, limit: int) -> tuple[list[ReadRecord], str | None]:
+        """One page of the memory's records; forgotten ones only with include=all."""
+        await self.tree.require(caller, memory_id, "read")
+        if include not in ("active", "all"):
+            raise MemoryInvalidError("include is active or all.", param="include")
+        start = decode_cursor(cursor)
+        instant = await self.instant(caller, as_of)
+        page = await self.records.page(memory_id, kind=kind, as_of=instant, include_all=include == "all",
+                                       skip=start, limit=limit + 1)
+        versions = [v.state_at(instant) for v in page[:limit]]
+        reads = await self.references.for_reads(caller, versions)
+        return reads, encode_cursor(start + limit) if len(page) > limit else None
+
+    async def revise(self, caller: Caller, memory_id: str, record_id: str, body: dict[str, Any]) -> ReadRecord:
+        """A new version built on the current one; retried when another revision lands first."""
+        for _ in range(REVISE_ATTEMPTS):
+            stored = await self._stored(caller, memory_id, record_id, "write")
+            current = stored.latest()
+            self._check_revisable(current)
+            version, words = await self._next_version(caller, current, body)
+            if await self.records.revise(version, words, await self._embedding(words), stored.versions[0].written_at):
+                return await self._as_read(caller, version)
+        raise UnavailableError("The record is being revised by others; try again.")
+
+    @staticmethod
+    def _check_revisable(current: RecordVersion) -> None:
+        if current.follows:
+            raise MemoryUnsupportedError(_follows_message(current.follows), param="record_id")
+        if current.type == "episode":
+            raise MemoryInvalidError("Episodes are append-only and cannot be revised.", param="record_id")
+        if current.status == "forgotten":
+            raise MemoryInvalidError("A forgotten record cannot be revised.", param="record_id")
+
+    async def _next_version(self, caller: Caller, current: RecordVersion,
+                            body: dict[str, Any]) -> tuple[RecordVersion, str]:
+        title = rules.normalise_title(body["title"]) if "title" in body else current.title
+        content = current.content
+        if "content" in body:
+            content = await self.files.complete(caller, rules.normalise_content(body["content"], title=title))
+        stated = rules.normalise_time(body["time"]) if "time" in body else {
+            "valid_from": current.valid_from, "valid_to": current.valid_to}
+        attributes = rules.normalise_attributes(body["attributes"]) if "attributes" in body else current.attributes
+        references = current.references
+        if "references" in body:
+            asked = await self.references.for_write(rules.normalise_references(body["references"]))
+            references = await self.references.keep_unseen(caller, current.references, asked)
+        version = replace(
+            current, title=title, content=content, attributes=attributes, references=references,
+            version=current.version + 1, status="active", supersedes=current.version,
+            valid_from=stated["valid_from"], valid_to=stated["valid_to"], written_at=ids.now_ms(),
+            invalidated_at=None, superseded_at=None, forgotten_at=None, writer=writer_of(caller),
+        )
+        return version, rules.words_of(title, content)
+
+    async def forget(self, caller: Caller, memory_id: str, record_id: str) -> ReadRecord:
+        """Closes the record; its chain stays for history."""
+        stored = await self._stored(caller, memory_id, record_id, "write")
+        if stored.latest().follows:
+            raise MemoryUnsupportedError(_follows_message(stored.latest().follows or {}), param="record_id")
+        await self.records.forget(memory_id, record_id, ids.now_ms())
+        return await self.get(caller, memory_id, record_id, None)
+
+    def capabilities(self) -> dict[str, object]:
+        """What records do here: every version kept, revise and forget native, files kept."""
+        return {
+            "history": {"content": "versions", "structure": "versions"},
+            "revise": "native",
+            "forget": "native",
+            "content": {"media": list(self.files.media), "bytes": "kept", "describes": []},
+        }
+
+    async def instant(self, caller: Caller, as_of: str | None) -> int | None:
+        """`as_of` as milliseconds: an ISO 8601 instant or a snapshot the caller may read."""
+        if as_of is None or as_of == "":
+            return None
+        if as_of.startswith(ids.SNAPSHOT):
+            snapshot = await self.records.snapshot(as_of)
+            if snapshot is None:
+                raise MemoryInvalidError("No snapshot with that id exists.", param="as_of")
+            await self.tree.require(caller, snapshot["memory_id"], "read")
+            return int(snapshot["at"])
+        try:
+            return ids.parse_instant(as_of)
+        except ValueError as e:
+            raise MemoryInvalidError("as_of is an ISO 8601 instant or a snapshot id.", param="as_of") from e
+
+    async def _as_read(self, caller: Caller, version: RecordVersion) -> ReadRecord:
+        return (await self.references.for_reads(caller, [version]))[0]
+
+
+def _follows_message(follows: dict[str, Any]) -> str:
+    where = follows.get("name") or follows.get("id") or "its source"
+    return (f"This record follows the {follows.get('kind', 'source')} '{where}'; change it there, "
+            "and the record follows.")

@@ -1,0 +1,22 @@
+"""File metadata in Neo4j; the bytes are in the blob store, never in a property."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from provider.store.driver import Neo4jStore, Row
+
+
+class Neo4jFileStore:
+    """Stores and finds file metadata."""
+
+    def __init__(self, store: Neo4jStore):
+        self.store = store
+
+    async def create(self, **fields: Any) -> Row:
+        """One uploaded file."""
+        return (await self.store.write("file_create", **fields))[0]
+
+    async def get_many(self, file_ids: list[str]) -> dict[str, Row]:
+        """id → metadata for the ids that exist."""
+        return {r["id"]: r for r in await self.store.read("file_get_many", ids=file_ids)}

@@ -1,0 +1,144 @@
+"""Records in Neo4j: a Record node per id (current state, search projection) and a RecordVersion
+node per version, REFERENCES edges between Records for the current version's references."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from provider.models import RecordVersion, StoredRecord, Writer
+from provider.store.driver import Neo4jStore, Row
+
+ATTRIBUTE_PREFIX = "attr."
+
+
+def flatten_attributes(attributes: dict[str, Any], prefix: str = ATTRIBUTE_PREFIX) -> dict[str, Any]:
+    """Scalar attributes (and lists of scalars) as `attr.<dotted.key>` properties, so Cypher can filter."""
+    flat: dict[str, Any] = {}
+    for key, value in attributes.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(flatten_attributes(value, f"{name}."))
+        elif isinstance(value, str | int | float | bool):
+            flat[name] = value
+        elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            flat[name] = value
+    return flat
+
+
+def version_properties(v: RecordVersion, words: str) -> dict[str, Any]:
+    """A RecordVersion node's properties: JSON for nested shapes, plain values for what analysts query."""
+    return {
+        "record_id": v.record_id, "memory_id": v.memory_id, "type": v.type, "title": v.title,
+        "text": words, "content_json": json.dumps(v.content), "attributes_json": json.dumps(v.attributes),
+        "references_json": json.dumps(v.references), "version": v.version, "status": v.status,
+        "supersedes": v.supersedes, "valid_from": v.valid_from, "valid_to": v.valid_to,
+        "written_at": v.written_at, "invalidated_at": v.invalidated_at, "superseded_at": v.superseded_at,
+        "forgotten_at": v.forgotten_at, "writer_kind": v.writer.kind, "writer_id": v.writer.id,
+        "writer_type": v.writer.type, "writer_on_behalf_of": v.writer.on_behalf_of,
+        "writer_consolidation_id": v.writer.consolidation_id,
+        "follows_json": json.dumps(v.follows) if v.follows else None,
+        **flatten_attributes(v.attributes),
+    }
+
+
+def record_properties(v: RecordVersion, words: str, embedding: list[float] | None, created_at: int) -> dict[str, Any]:
+    """The Record node: identity, current state, and the search projection while it is active."""
+    props: dict[str, Any] = {
+        "id": v.record_id, "memory_id": v.memory_id, "type": v.type, "title": v.title, "text": words,
+        "status": v.status, "version": v.version, "created_at": created_at, "updated_at": v.written_at,
+        "valid_from": v.valid_from, "valid_to": v.valid_to,
+        "follows_json": json.dumps(v.follows) if v.follows else None,
+        **flatten_attributes(v.attributes),
+    }
+    if v.status == "active":
+        props.update(search_title=v.title or "", search_text=words, search_memory=v.memory_id)
+        if embedding:
+            props["embedding"] = embedding
+    return props
+
+
+def version_from(row: dict[str, Any]) -> RecordVersion:
+    """Back from node properties to the domain version."""
+    return RecordVersion(
+        record_id=row["record_id"], memory_id=row["memory_id"], type=row["type"], title=row.get("title"),
+        content=json.loads(row["content_json"]), attributes=json.loads(row["attributes_json"]),
+        references=json.loads(row["references_json"]), version=row["version"], status=row["status"],
+        supersedes=row.get("supersedes"), valid_from=row.get("valid_from"), valid_to=row.get("valid_to"),
+        written_at=row["written_at"], invalidated_at=row.get("invalidated_at"),
+        superseded_at=row.get("superseded_at"), forgotten_at=row.get("forgotten_at"),
+        writer=Writer(kind=row["writer_kind"], id=row["writer_id"], type=row.get("writer_type"),
+                      on_behalf_of=row.get("writer_on_behalf_of"),
+                      consolidation_id=row.get("writer_consolidation_id")),
+        follows=json.loads(row["follows_json"]) if row.get("follows_json") else None,
+    )
+
+
+def _edges(references: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"rel": r["rel"], "record_id": r["record_id"], "position": i} for i, r in enumerate(references)]
+
+
+class Neo4jRecordStore:
+    """Writes versions and reads them back; never overwrites one."""
+
+    def __init__(self, store: Neo4jStore):
+        self.store = store
+
+    async def create(self, version: RecordVersion, words: str, embedding: list[float] | None) -> bool:
+        """False when the memory vanished."""
+        rows = await self.store.write(
+            "record_create", memory_id=version.memory_id,
+            record=record_properties(version, words, embedding, version.written_at),
+            version=version_properties(version, words), references=_edges(version.references),
+        )
+        return bool(rows)
+
+    async def read(self, record_id: str) -> StoredRecord | None:
+        """A record with all its versions, or None."""
+        rows = await self.store.read("record_read", id=record_id)
+        if not rows:
+            return None
+        row = rows[0]
+        return StoredRecord(id=row["id"], memory_id=row["memory_id"], current=row["current"],
+                            versions=[version_from(v) for v in row["versions"]])
+
+    async def page(self, memory_id: str, *, kind: str | None, as_of: int | None, include_all: bool,
+                   skip: int, limit: int) -> list[RecordVersion]:
+        """One page of versions live at the instant."""
+        rows = await self.store.read("record_list", memory_id=memory_id, type=kind, as_of=as_of,
+                                     include_all=include_all, skip=skip, limit=limit)
+        return [version_from(r["version"]) for r in rows]
+
+    async def locate(self, record_ids: list[str]) -> dict[str, str]:
+        """record id → memory id for the ids that exist."""
+        rows = await self.store.read("record_locate", ids=record_ids)
+        return {r["id"]: r["memory_id"] for r in rows}
+
+    async def revise(self, version: RecordVersion, words: str, embedding: list[float] | None,
+                     created_at: int) -> bool:
+        """False when another revision got there first."""
+        rows = await self.store.write(
+            "record_revise", id=version.record_id, memory_id=version.memory_id,
+            expected=version.supersedes, now=version.written_at,
+            record=record_properties(version, words, embedding, created_at),
+            version=version_properties(version, words), references=_edges(version.references),
+        )
+        return bool(rows)
+
+    async def forget(self, memory_id: str, record_id: str, now: int) -> None:
+        """Closes the current version as forgotten."""
+        await self.store.write("record_forget", id=record_id, memory_id=memory_id, now=now)
+
+    async def create_snapshot(self, **fields: Any) -> Row | None:
+        """A named instant."""
+        rows = await self.store.write("snapshot_create", **fields)
+        return rows[0] if rows else None
+
+    async def snapshots(self, memory_id: str) -> list[Row]:
+        """A memory's snapshots."""
+        return await self.store.read("snapshot_list", memory_id=memory_id)
+
+    async def snapshot(self, snapshot_id: str) -> Row | None:
+        """One snapshot."""
+        rows = await self.store.read("snapshot_get", id=snapshot_id)
+        return rows[0] if rows else None

@@ -1,0 +1,160 @@
+"""The Neo4j the tests and benchmarks run against: NEO4J_URI, else a testcontainer, else a local server.
+
+Tests never skip for want of a database: this either returns one that answered a probe or raises
+an error naming the fix. Every step is bounded in time, so a run cannot hang here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from provider.store import local_server
+
+Source = Literal["env", "testcontainers", "local"]
+IMAGE = "neo4j:5.26-community"
+PROBE_SECONDS = 10.0
+DOCKER_SECONDS = 5.0
+CONTAINER_SECONDS = 180.0
+T = TypeVar("T")
+
+FIX = (
+    "no Neo4j for the tests. Either set NEO4J_URI (with NEO4J_USER, NEO4J_PASSWORD) to a Neo4j 5.26,"
+    " or install JDK 17+ and Maven so a local server can be fetched and started, or run `bash scripts/test`,"
+    " which checks both before the tests"
+)
+
+
+@dataclass
+class Neo4jTarget:
+    """Where the tests' Neo4j is, what it is, and how to give it back."""
+
+    uri: str
+    user: str
+    password: str = field(repr=False)
+    version: str
+    source: Source
+    edition: str = "community"
+    home: Path | None = None  # the local server's home, when source == "local"
+    pid: int | None = None  # the local server's JVM, when source == "local"
+    start_seconds: float | None = None  # from start() to answering, when source == "local"
+    _close: Callable[[], None] | None = field(default=None, repr=False)
+
+    def describe(self) -> str:
+        """One line naming the server, e.g. "neo4j: 5.26.30 community (local, bolt://127.0.0.1:41234)"."""
+        return f"neo4j: {self.version} {self.edition} ({self.source}, {self.uri})"
+
+    def close(self) -> None:
+        """Stop what provision() started (nothing for NEO4J_URI); safe to call twice."""
+        close, self._close = self._close, None
+        if close is not None:
+            close()
+
+
+def provision() -> Neo4jTarget:
+    """A Neo4j that answered a probe, from the first source that applies; RuntimeError naming the fix."""
+    if os.environ.get("NEO4J_URI"):
+        target = _from_env()
+    elif _docker_answers():
+        target = _from_testcontainers()
+    else:
+        target = _from_local()
+    print(target.describe(), file=sys.stderr)
+    return target
+
+
+def _from_env() -> Neo4jTarget:
+    """The server NEO4J_URI names, probed for PROBE_SECONDS: a wrong URI fails now, not in every test."""
+    uri = os.environ["NEO4J_URI"]
+    user, password = os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", "")
+    try:
+        version, edition = _within(PROBE_SECONDS, lambda: local_server.server_info(uri, user, password))
+    except Exception as e:
+        raise RuntimeError(
+            f"NEO4J_URI={uri} did not answer RETURN 1 as {user} within {PROBE_SECONDS:.0f} s ({e});"
+            " fix NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD, or unset NEO4J_URI to use a local server"
+        ) from e
+    return Neo4jTarget(uri, user, password, version, "env", edition)
+
+
+def _docker_answers() -> bool:
+    """Whether a Docker engine answers `docker info` within DOCKER_SECONDS."""
+    if shutil.which("docker") is None:
+        return False
+    if not os.environ.get("DOCKER_HOST") and not Path("/var/run/docker.sock").exists():
+        return False  # no engine to ask: skip the CLI's own connection timeout
+    try:
+        done = subprocess.run(["docker", "info"], capture_output=True, timeout=DOCKER_SECONDS, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def _from_testcontainers() -> Neo4jTarget:
+    """A throw-away container of the pinned image, removed by close()."""
+    from testcontainers.community.neo4j import Neo4jContainer  # noqa: PLC0415 (Docker hosts only)
+
+    password = secrets.token_urlsafe(24)
+    container = Neo4jContainer(IMAGE, password=password)
+    try:
+        _within(CONTAINER_SECONDS, container.start)
+        uri = container.get_connection_url()
+        version, edition = _within(PROBE_SECONDS, lambda: local_server.server_info(uri, "neo4j", password))
+    except Exception as e:
+        with contextlib.suppress(Exception):  # it may not have got far enough to stop
+            container.stop()
+        raise RuntimeError(f"the {IMAGE} testcontainer did not start ({e}); {FIX}") from e
+    return Neo4jTarget(uri, "neo4j", password, version, "testcontainers", edition, _close=container.stop)
+
+
+def _from_local() -> Neo4jTarget:
+    """A local server in a fresh temporary home, stopped and deleted by close()."""
+    home = Path(tempfile.mkdtemp(prefix="uhp-neo4j-"))
+    began = time.monotonic()
+    try:
+        server = local_server.start(home)
+    except local_server.LocalNeo4jError as e:
+        shutil.rmtree(home, ignore_errors=True)
+        raise RuntimeError(f"{e}\n{FIX}") from e
+    seconds = time.monotonic() - began
+
+    def close() -> None:
+        local_server.stop(home)
+        shutil.rmtree(home, ignore_errors=True)
+
+    return Neo4jTarget(
+        server.uri, server.user, server.password, server.version, "local",
+        home=home, pid=server.pid, start_seconds=seconds, _close=close,
+    )  # fmt: skip
+
+
+def _within(seconds: float, call: Callable[[], T]) -> T:
+    """`call()`, or TimeoutError after `seconds`: a driver or Docker call that blocks must not hang the run."""
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except BaseException as e:
+            failure.append(e)
+
+    worker = threading.Thread(target=run, daemon=True)  # a stuck worker must not keep the process alive
+    worker.start()
+    worker.join(seconds)
+    if failure:
+        raise failure[0]
+    if not outcome:
+        raise TimeoutError(f"no answer within {seconds:.0f} s")
+    return outcome[0]

@@ -1,0 +1,70 @@
+"""Settings: production refuses default admin keys; the Neo4j variables keep their plain names."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import SecretStr, ValidationError
+
+from provider.config import KNOWN_DEFAULT_KEYS, Settings
+
+LONG_KEY = "k" * 12 + "-Zq8vT3rLw0pX5mN2bY7cJ4hF"
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings read the environment; a developer's shell must not decide these tests."""
+    for name in ("UHP_ENVIRONMENT", "UHP_ADMIN_KEY", "NEO4J_URI", "UHP_NEO4J_URI", "NEO4J_USER",
+                 "UHP_NEO4J_USER", "NEO4J_PASSWORD", "UHP_NEO4J_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize("key", sorted(KNOWN_DEFAULT_KEYS | {"changeme"}))
+def test_production_refuses_an_empty_or_default_admin_key(key: str) -> None:
+    with pytest.raises((ValueError, ValidationError), match="UHP_ADMIN_KEY"):
+        Settings(environment="production", admin_key=SecretStr(key))
+
+
+def test_production_is_the_default_and_refuses_no_key() -> None:
+    with pytest.raises((ValueError, ValidationError)):
+        Settings()
+
+
+def test_production_refuses_a_default_key_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UHP_ENVIRONMENT", "production")
+    monkeypatch.setenv("UHP_ADMIN_KEY", "changeme")
+    with pytest.raises((ValueError, ValidationError)):
+        Settings()
+
+
+def test_production_accepts_a_long_key() -> None:
+    settings = Settings(environment="production", admin_key=SecretStr(LONG_KEY))
+    assert settings.admin_key.get_secret_value() == LONG_KEY
+    assert LONG_KEY not in repr(settings)
+
+
+@pytest.mark.parametrize("environment", ["development", "test"])
+def test_development_and_test_accept_an_empty_key(environment: str) -> None:
+    assert Settings(environment=environment, admin_key=SecretStr("")).admin_key.get_secret_value() == ""
+
+
+def test_neo4j_variables_read_their_plain_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEO4J_URI", "bolt://db.example:7687")
+    monkeypatch.setenv("NEO4J_USER", "reader")
+    monkeypatch.setenv("NEO4J_PASSWORD", "pw-from-env")
+    settings = Settings(environment="test")
+    assert settings.neo4j_uri == "bolt://db.example:7687"
+    assert settings.neo4j_user == "reader"
+    assert settings.neo4j_password.get_secret_value() == "pw-from-env"
+
+
+def test_neo4j_variables_also_read_the_prefixed_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UHP_NEO4J_URI", "bolt://prefixed:7687")
+    assert Settings(environment="test").neo4j_uri == "bolt://prefixed:7687"
+
+
+def test_keyword_arguments_set_the_neo4j_fields() -> None:
+    # The composition root and the test fixtures build Settings by field name, not by variable name.
+    settings = Settings(environment="test", neo4j_uri="bolt://given:1", neo4j_user="u",
+                        neo4j_password=SecretStr("p"))
+    assert (settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value()) == (
+        "bolt://given:1", "u", "p")
