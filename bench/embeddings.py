@@ -22,26 +22,78 @@ from provider.embeddings import SentenceTransformerEmbedder
 MODEL = "all-MiniLM-L6-v2"
 RESULTS = Path(__file__).resolve().parent / "results" / "embeddings.json"
 
-SUBJECTS = ["Quillon Freight", "Harlow Mills", "Ines Varga", "The Vellacourt account", "Our Lisbon office",
-            "The support team", "Marta from finance", "The night shift", "Acme Logistics", "The new intern",
-            "Dr. Okafor", "The warehouse in Rotterdam", "Customer 4471", "The billing service", "Priya"]
-VERBS = ["renews its contract", "pays invoices", "prefers email", "asked for a refund", "moved the meeting",
-         "reported an outage", "needs a new quote", "signed the agreement", "escalated the ticket",
-         "switched carriers", "requested a demo", "approved the budget", "changed the delivery address",
-         "wants weekly reports", "cancelled the order"]
-WHENS = ["every March", "on the first Monday of the month", "before the end of the quarter", "yesterday",
-         "last week", "within thirty days", "after the audit", "at 9am Lisbon time", "twice a year",
-         "since January", "by Friday", "during the holidays", "next Tuesday", "each spring", "overnight"]
-TAILS = ["", "", " because of the price change", " and expects a reply", ", according to the call notes",
-         " so plan ahead", " (confirmed by phone)", " after two reminders", ", which is unusual",
-         " per the signed contract"]
+SUBJECTS = [
+    "Quillon Freight",
+    "Harlow Mills",
+    "Ines Varga",
+    "The Vellacourt account",
+    "Our Lisbon office",
+    "The support team",
+    "Marta from finance",
+    "The night shift",
+    "Acme Logistics",
+    "The new intern",
+    "Dr. Okafor",
+    "The warehouse in Rotterdam",
+    "Customer 4471",
+    "The billing service",
+    "Priya",
+]
+VERBS = [
+    "renews its contract",
+    "pays invoices",
+    "prefers email",
+    "asked for a refund",
+    "moved the meeting",
+    "reported an outage",
+    "needs a new quote",
+    "signed the agreement",
+    "escalated the ticket",
+    "switched carriers",
+    "requested a demo",
+    "approved the budget",
+    "changed the delivery address",
+    "wants weekly reports",
+    "cancelled the order",
+]
+WHENS = [
+    "every March",
+    "on the first Monday of the month",
+    "before the end of the quarter",
+    "yesterday",
+    "last week",
+    "within thirty days",
+    "after the audit",
+    "at 9am Lisbon time",
+    "twice a year",
+    "since January",
+    "by Friday",
+    "during the holidays",
+    "next Tuesday",
+    "each spring",
+    "overnight",
+]
+TAILS = [
+    "",
+    "",
+    " because of the price change",
+    " and expects a reply",
+    ", according to the call notes",
+    " so plan ahead",
+    " (confirmed by phone)",
+    " after two reminders",
+    ", which is unusual",
+    " per the signed contract",
+]
 
 
 def sentences(count: int, seed: int = 7) -> list[str]:
     """Short, varied, realistic memory sentences; seeded so every run embeds the same text."""
     rng = random.Random(seed)
-    return [f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(WHENS)}{rng.choice(TAILS)}."
-            for _ in range(count)]
+    return [
+        f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(WHENS)}{rng.choice(TAILS)}."
+        for _ in range(count)
+    ]
 
 
 def percentile(samples: Sequence[float], fraction: float) -> float:
@@ -57,12 +109,18 @@ async def single_latency(embedder: SentenceTransformerEmbedder, texts: Sequence[
         start = time.perf_counter()
         await embedder.embed([text])
         timings.append((time.perf_counter() - start) * 1000)
-    return {"calls": len(timings), "p50_ms": percentile(timings, 0.50), "p95_ms": percentile(timings, 0.95),
-            "mean_ms": statistics.fmean(timings), "max_ms": max(timings)}
+    return {
+        "calls": len(timings),
+        "p50_ms": percentile(timings, 0.50),
+        "p95_ms": percentile(timings, 0.95),
+        "mean_ms": statistics.fmean(timings),
+        "max_ms": max(timings),
+    }
 
 
-async def batch_throughput(embedder: SentenceTransformerEmbedder, texts: Sequence[str],
-                           batch: int) -> dict[str, float]:
+async def batch_throughput(
+    embedder: SentenceTransformerEmbedder, texts: Sequence[str], batch: int
+) -> dict[str, float]:
     """Batches of `batch` sentences back to back; sentences per second over the whole corpus."""
     timings = []
     start = time.perf_counter()
@@ -71,17 +129,29 @@ async def batch_throughput(embedder: SentenceTransformerEmbedder, texts: Sequenc
         await embedder.embed(texts[offset : offset + batch])
         timings.append((time.perf_counter() - began) * 1000)
     elapsed = time.perf_counter() - start
-    return {"sentences": len(texts), "batch_size": batch, "batches": len(timings), "seconds": elapsed,
-            "sentences_per_s": len(texts) / elapsed, "batch_p50_ms": percentile(timings, 0.50),
-            "batch_p95_ms": percentile(timings, 0.95)}
+    return {
+        "sentences": len(texts),
+        "batch_size": batch,
+        "batches": len(timings),
+        "seconds": elapsed,
+        "sentences_per_s": len(texts) / elapsed,
+        "batch_p50_ms": percentile(timings, 0.50),
+        "batch_p95_ms": percentile(timings, 0.95),
+    }
 
 
 def environment() -> dict[str, Any]:
     """What the numbers were measured on."""
     import torch
 
-    return {"model": MODEL, "python": platform.python_version(), "machine": platform.machine(),
-            "cpus": os.cpu_count(), "torch": torch.__version__, "torch_threads": torch.get_num_threads()}
+    return {
+        "model": MODEL,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "torch": torch.__version__,
+        "torch_threads": torch.get_num_threads(),
+    }
 
 
 async def run(singles: int, corpus: int, batch: int) -> dict[str, Any]:
@@ -92,9 +162,11 @@ async def run(singles: int, corpus: int, batch: int) -> dict[str, Any]:
     load_s = time.perf_counter() - began
     texts = sentences(corpus)
     await embedder.embed(texts[:batch])
-    return {"environment": {**environment(), "dimension": embedder.dimension, "load_s": load_s},
-            "single": await single_latency(embedder, sentences(singles, seed=11)),
-            "batch": await batch_throughput(embedder, texts, batch)}
+    return {
+        "environment": {**environment(), "dimension": embedder.dimension, "load_s": load_s},
+        "single": await single_latency(embedder, sentences(singles, seed=11)),
+        "batch": await batch_throughput(embedder, texts, batch),
+    }
 
 
 def table(result: dict[str, Any]) -> str:
@@ -105,8 +177,11 @@ def table(result: dict[str, Any]) -> str:
         ("machine", f"{env['machine']}, {env['cpus']} CPUs, torch {env['torch']} x{env['torch_threads']}"),
         ("single p50", f"{single['p50_ms']:.1f} ms over {single['calls']} calls"),
         ("single p95", f"{single['p95_ms']:.1f} ms"),
-        ("batch throughput", f"{batch['sentences_per_s']:.0f} sentences/s "
-                             f"({batch['sentences']} in batches of {batch['batch_size']})"),
+        (
+            "batch throughput",
+            f"{batch['sentences_per_s']:.0f} sentences/s "
+            f"({batch['sentences']} in batches of {batch['batch_size']})",
+        ),
         ("batch p50 / p95", f"{batch['batch_p50_ms']:.0f} / {batch['batch_p95_ms']:.0f} ms per batch"),
     ]
     width = max(len(name) for name, _ in rows)

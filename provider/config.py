@@ -35,6 +35,7 @@ class Settings(BaseSettings):
     file_dir: Path = Path(".local/files")
     content_media: list[str] = ["text/*", "image/*", "application/pdf", "audio/*"]
     subtree_cap: int = 5000
+    abstain_below: float = 0.35
     provider_id: str = "neo4j"
 
     @model_validator(mode="after")

@@ -172,3 +172,15 @@ class ReadRecord:
 
     version: RecordVersion
     references: list[dict[str, Any]]
+
+
+@dataclass
+class RecallAnswer:
+    """Results with their memories, the neighbours of the asked memory, and what was not done."""
+
+    results: list[tuple[ReadRecord, dict[str, str], float | None, list[str]]]
+    parent: MemoryView | None
+    children: list[MemoryView]
+    degraded: list[str] = field(default_factory=list)
+    abstain: bool = False
+    strategy: str = ""

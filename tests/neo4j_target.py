@@ -103,7 +103,8 @@ def _docker_answers() -> bool:
 
 def _from_testcontainers() -> Neo4jTarget:
     """A throw-away container of the pinned image, removed by close()."""
-    from testcontainers.community.neo4j import Neo4jContainer  # noqa: PLC0415 (Docker hosts only)
+    # Imported here: only Docker hosts need it, and it imports docker's client on load.
+    from testcontainers.community.neo4j import Neo4jContainer
 
     password = secrets.token_urlsafe(24)
     container = Neo4jContainer(IMAGE, password=password)
@@ -140,7 +141,7 @@ def _from_local() -> Neo4jTarget:
 
 
 def _within(seconds: float, call: Callable[[], T]) -> T:
-    """`call()`, or TimeoutError after `seconds`: a driver or Docker call that blocks must not hang the run."""
+    """`call()`, or TimeoutError after `seconds`: a blocked driver or Docker call must not hang the run."""
     outcome: list[T] = []
     failure: list[BaseException] = []
 

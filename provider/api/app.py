@@ -11,25 +11,29 @@ from fastapi import FastAPI
 from provider import __version__
 from provider.api import errors, middleware
 from provider.api.deps import Services
-from provider.api.routes import admin, files, grants, harnesses, memories, meta, providers, records
+from provider.api.routes import admin, files, grants, graph, harnesses, memories, meta, providers, recall, records
 from provider.blobs import DirectoryBlobStore
 from provider.config import Settings
 from provider.embeddings import Embedder, SentenceTransformerEmbedder
 from provider.services.admin import AdminService
 from provider.services.content_parts import ContentService
 from provider.services.files import FileService
+from provider.services.recall import RecallService
 from provider.services.records import RecordService
 from provider.services.snapshots import SnapshotService
 from provider.services.grants import GrantService
+from provider.services.graph import GraphService
 from provider.services.harnesses import HarnessService
 from provider.services.identity import IdentityService
 from provider.services.tree import TreeService
 from provider.store.driver import Neo4jStore
 from provider.store.files import Neo4jFileStore
 from provider.store.grants import Neo4jGrantStore
+from provider.store.graph import Neo4jGraphStore
 from provider.store.harnesses import Neo4jHarnessStore
 from provider.store.memories import Neo4jMemoryStore
 from provider.store.principals import Neo4jPrincipalStore
+from provider.store.recall import Neo4jRecallStore
 from provider.store.records import Neo4jRecordStore
 from provider.store.schema import apply_schema
 
@@ -41,6 +45,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     files = FileService(Neo4jFileStore(store), DirectoryBlobStore(settings.file_dir), settings.content_media)
     record_store = Neo4jRecordStore(store)
     records = RecordService(tree, record_store, embedder, files)
+    recall_store = Neo4jRecallStore(store)
     return Services(
         settings=settings,
         store=store,
@@ -54,6 +59,9 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         records=records,
         content=ContentService(records, files),
         snapshots=SnapshotService(tree, record_store),
+        recall=RecallService(tree, recall_store, records, embedder,
+                             subtree_cap=settings.subtree_cap, abstain_below=settings.abstain_below),
+        graph=GraphService(tree, Neo4jGraphStore(store), recall_store, records),
     )
 
 
@@ -81,6 +89,6 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
     app = FastAPI(title="uhp-memory", version=__version__, lifespan=lifespan)
     middleware.install(app)
     errors.install(app)
-    for module in (meta, admin, providers, memories, grants, harnesses, records, files):
+    for module in (meta, admin, providers, memories, grants, harnesses, records, recall, graph, files):
         app.include_router(module.router)
     return app

@@ -15,6 +15,8 @@ from provider.services.capabilities import Capable
 from provider.services.content_parts import ContentService
 from provider.services.files import FileService
 from provider.services.grants import GrantService
+from provider.services.graph import GraphService
+from provider.services.recall import RecallService
 from provider.services.records import RecordService
 from provider.services.snapshots import SnapshotService
 from provider.services.harnesses import HarnessService
@@ -39,6 +41,8 @@ class Services:
     records: RecordService
     content: ContentService
     snapshots: SnapshotService
+    recall: RecallService
+    graph: GraphService
     schema_applied: bool = False
 
     def capable(self) -> list[Capable]:

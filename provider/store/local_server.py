@@ -40,6 +40,7 @@ ADMIN_CLASS = "org.neo4j.cli.AdminTool"
 DEPENDENCY_GOAL = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies"
 _SIZE = re.compile(r"^\d+[kmgKMG]?$")
 _ERROR_LINE = re.compile(r"^\S+ \S+ ERROR ", re.MULTILINE)
+_CONSOLE_ERROR = re.compile(r"Exception|Error|Caused by")
 _PORT_LINE = re.compile(r"^server\.bolt\.listen_address=127\.0\.0\.1:(\d+)$", re.MULTILINE)
 
 # The official launcher's defaults (server.jvm.additional) that matter on JDK 17, minus AlwaysPreTouch,
@@ -96,6 +97,10 @@ server.directories.logs={home}/logs
 server.directories.plugins={home}/plugins
 server.directories.import={home}/import
 server.directories.run={home}/run
+# Bolt's shutdown otherwise idles twice for 5 s (netty's quiet period, then a wait for connections that
+# are already gone): half of every stop, paid by each test run. Internal settings, so pinned to 5.26.
+internal.dbms.bolt.netty_server_shutdown_quiet_period=0
+internal.server.bolt.connection_shutdown_wait_time=1s
 """
 
 # Servers this process started: polling them reaps them, so an exited child never lingers as a zombie.
@@ -324,7 +329,8 @@ def _launch(home: Path, java: str, lib: Path, heap: str) -> subprocess.Popen[byt
     # The launcher script turns the heap settings into -Xms/-Xmx; running java directly, we do.
     cmd = [java, f"-Xms{heap}", f"-Xmx{heap}", *_JVM_FLAGS, "-cp", _classpath(lib), MAIN_CLASS]
     cmd += [f"--home-dir={home}", f"--config-dir={home / 'conf'}"]
-    with (home / "logs" / "console.log").open("ab") as console:
+    # Truncated each launch: it holds what the JVM says before logging starts (a bad setting, a crash).
+    with (home / "logs" / "console.log").open("wb") as console:
         proc = subprocess.Popen(
             cmd, cwd=home, env=_neo4j_env(home), stdin=subprocess.DEVNULL, stdout=console,
             stderr=subprocess.STDOUT, start_new_session=True,
@@ -351,7 +357,7 @@ def _await_ready(home: Path, pid: int, *, port: int, log_from: int | None) -> Lo
                 raise LocalNeo4jError(f"Neo4j in {home} refused the password in {home}/password") from e
             except (DriverError, Neo4jError, OSError):
                 if time.monotonic() > deadline:
-                    tail = _log_tail(home)
+                    tail = _log_tail(home, log_from or 0)
                     message = f"Neo4j did not answer on {uri} in {READY_TIMEOUT:.0f} s; its log ends:\n{tail}"
                     raise LocalNeo4jError(message) from None
                 time.sleep(0.25)
@@ -366,7 +372,7 @@ def _check_starting(home: Path, pid: int, log_from: int | None) -> None:
         reason = "failed to start"
     else:
         return
-    raise LocalNeo4jError(f"Neo4j in {home} {reason}; its log ends:\n{_log_tail(home)}")
+    raise LocalNeo4jError(f"Neo4j in {home} {reason}; its log ends:\n{_log_tail(home, log_from or 0)}")
 
 
 def _alive(pid: int) -> bool:
@@ -468,10 +474,15 @@ def _log_text(home: Path, name: str) -> str:
         return ""
 
 
-def _log_tail(home: Path) -> str:
-    """The end of neo4j.log, or of the console log when the server died before logging."""
-    text = _log_text(home, "neo4j.log").strip() or _log_text(home, "console.log").strip()
-    return _last_lines(text, 25) if text else "(no log written)"
+def _log_tail(home: Path, log_from: int = 0) -> str:
+    """What the server logged since `log_from` (a size of neo4j.log), and any errors on its console."""
+    logged = _log_text(home, "neo4j.log")[log_from:].strip()
+    console = _log_text(home, "console.log").strip()
+    errors = [line for line in console.splitlines() if _CONSOLE_ERROR.search(line)]
+    parts = [_last_lines(logged, 25)] if logged else []
+    if errors or (console and not logged):
+        parts.append("console:\n" + _last_lines("\n".join(errors[:8]) or console, 15))
+    return "\n".join(parts) or "(nothing logged)"
 
 
 def _last_lines(text: str, count: int) -> str:

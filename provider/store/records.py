@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from provider.ids import parse_instant
 from provider.models import RecordVersion, StoredRecord, Writer
 from provider.store.driver import Neo4jStore, Row
 
@@ -26,7 +27,11 @@ def flatten_attributes(attributes: dict[str, Any], prefix: str = ATTRIBUTE_PREFI
     return flat
 
 
-def version_properties(v: RecordVersion, words: str) -> dict[str, Any]:
+def _instant_ms(raw: str | None) -> int | None:
+    return parse_instant(raw) if raw else None
+
+
+def version_properties(v: RecordVersion, words: str, embedding: list[float] | None = None) -> dict[str, Any]:
     """A RecordVersion node's properties: JSON for nested shapes, plain values for what analysts query."""
     return {
         "record_id": v.record_id, "memory_id": v.memory_id, "type": v.type, "title": v.title,
@@ -38,6 +43,8 @@ def version_properties(v: RecordVersion, words: str) -> dict[str, Any]:
         "writer_type": v.writer.type, "writer_on_behalf_of": v.writer.on_behalf_of,
         "writer_consolidation_id": v.writer.consolidation_id,
         "follows_json": json.dumps(v.follows) if v.follows else None,
+        "valid_from_ms": _instant_ms(v.valid_from), "valid_to_ms": _instant_ms(v.valid_to),
+        "embedding": embedding,
         **flatten_attributes(v.attributes),
     }
 
@@ -47,7 +54,8 @@ def record_properties(v: RecordVersion, words: str, embedding: list[float] | Non
     props: dict[str, Any] = {
         "id": v.record_id, "memory_id": v.memory_id, "type": v.type, "title": v.title, "text": words,
         "status": v.status, "version": v.version, "created_at": created_at, "updated_at": v.written_at,
-        "valid_from": v.valid_from, "valid_to": v.valid_to,
+        "valid_from": v.valid_from, "valid_to": v.valid_to, "written_at": v.written_at,
+        "valid_from_ms": _instant_ms(v.valid_from), "valid_to_ms": _instant_ms(v.valid_to),
         "follows_json": json.dumps(v.follows) if v.follows else None,
         **flatten_attributes(v.attributes),
     }
@@ -89,7 +97,7 @@ class Neo4jRecordStore:
         rows = await self.store.write(
             "record_create", memory_id=version.memory_id,
             record=record_properties(version, words, embedding, version.written_at),
-            version=version_properties(version, words), references=_edges(version.references),
+            version=version_properties(version, words, embedding), references=_edges(version.references),
         )
         return bool(rows)
 
@@ -121,7 +129,7 @@ class Neo4jRecordStore:
             "record_revise", id=version.record_id, memory_id=version.memory_id,
             expected=version.supersedes, now=version.written_at,
             record=record_properties(version, words, embedding, created_at),
-            version=version_properties(version, words), references=_edges(version.references),
+            version=version_properties(version, words, embedding), references=_edges(version.references),
         )
         return bool(rows)
 

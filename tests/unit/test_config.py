@@ -13,8 +13,16 @@ LONG_KEY = "k" * 12 + "-Zq8vT3rLw0pX5mN2bY7cJ4hF"
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Settings read the environment; a developer's shell must not decide these tests."""
-    for name in ("UHP_ENVIRONMENT", "UHP_ADMIN_KEY", "NEO4J_URI", "UHP_NEO4J_URI", "NEO4J_USER",
-                 "UHP_NEO4J_USER", "NEO4J_PASSWORD", "UHP_NEO4J_PASSWORD"):
+    for name in (
+        "UHP_ENVIRONMENT",
+        "UHP_ADMIN_KEY",
+        "NEO4J_URI",
+        "UHP_NEO4J_URI",
+        "NEO4J_USER",
+        "UHP_NEO4J_USER",
+        "NEO4J_PASSWORD",
+        "UHP_NEO4J_PASSWORD",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -64,7 +72,11 @@ def test_neo4j_variables_also_read_the_prefixed_names(monkeypatch: pytest.Monkey
 
 def test_keyword_arguments_set_the_neo4j_fields() -> None:
     # The composition root and the test fixtures build Settings by field name, not by variable name.
-    settings = Settings(environment="test", neo4j_uri="bolt://given:1", neo4j_user="u",
-                        neo4j_password=SecretStr("p"))
+    settings = Settings(
+        environment="test", neo4j_uri="bolt://given:1", neo4j_user="u", neo4j_password=SecretStr("p")
+    )
     assert (settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value()) == (
-        "bolt://given:1", "u", "p")
+        "bolt://given:1",
+        "u",
+        "p",
+    )

@@ -17,7 +17,7 @@ MEMORY_SURFACE = ("/v1/memories", "/v1/memories/{memory_id}/records", "/v1/memor
 
 def memories_served(request: Request) -> bool:
     """True only when the tree, the records and recall routes are all mounted."""
-    paths = {getattr(route, "path", "") for route in request.app.routes}
+    paths = set(request.app.openapi().get("paths", {}))
     return all(path in paths for path in MEMORY_SURFACE)
 
 

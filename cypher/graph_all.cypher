@@ -1,0 +1,8 @@
+// Every current active record of the scope (the graph without a start), newest first.
+// Parameters: $scope (memory ids), $types (list or null), $limit (int).
+// Columns: id, memory_id, dist (0). Scope: only records whose memory_id is in $scope.
+MATCH (n:Record)
+WHERE n.memory_id IN $scope AND n.status = 'active' AND ($types IS NULL OR n.type IN $types)
+RETURN n.id AS id, n.memory_id AS memory_id, 0 AS dist
+ORDER BY n.written_at DESC, id
+LIMIT $limit

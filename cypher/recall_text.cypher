@@ -1,0 +1,23 @@
+// Words, through the full-text index over title, text parts and file parts' words. The Lucene
+// query is built from escaped user words and, when the scope is small enough, carries the scope
+// as a clause on search_memory; the WHERE below holds the scope either way.
+// Parameters: $lucene (string), $scope, $dnf, $fetch (int), $k (int).
+// Columns: id, memory_id, score. Scope: only records whose memory_id is in $scope.
+CALL db.index.fulltext.queryNodes('record_words', $lucene, {limit: $fetch}) YIELD node AS r, score
+WITH r, score
+WHERE r.memory_id IN $scope
+  AND any(conj IN $dnf WHERE all(p IN conj WHERE
+    CASE p.op
+      WHEN 'eq' THEN r[p.key] = p.value
+      WHEN 'ne' THEN r[p.key] IS NULL OR r[p.key] <> p.value
+      WHEN 'lt' THEN r[p.key] < p.value
+      WHEN 'lte' THEN r[p.key] <= p.value
+      WHEN 'gt' THEN r[p.key] > p.value
+      WHEN 'gte' THEN r[p.key] >= p.value
+      WHEN 'in' THEN r[p.key] IN p.value
+      WHEN 'exists' THEN (r[p.key] IS NOT NULL) = p.value
+      ELSE false
+    END))
+RETURN r.id AS id, r.memory_id AS memory_id, score
+ORDER BY score DESC, id
+LIMIT $k

@@ -1,0 +1,26 @@
+// Meaning, through the vector index: a global top $fetch, then only what is in scope and passes
+// the filters. The service raises $fetch (over-fetch) and falls back to the exact scan when the
+// index does not return $k results in scope.
+// Parameters: $scope, $vector, $dnf, $fetch (int), $k (int).
+// Columns: id, memory_id, score, seen (int: how many the index returned before filtering).
+// Scope: only records whose memory_id is in $scope leave this statement.
+CALL db.index.vector.queryNodes('record_embedding', $fetch, $vector) YIELD node AS r, score
+WITH collect({r: r, score: score}) AS hits
+UNWIND hits AS hit
+WITH hit.r AS r, hit.score AS score, size(hits) AS seen
+WHERE r.memory_id IN $scope
+  AND any(conj IN $dnf WHERE all(p IN conj WHERE
+    CASE p.op
+      WHEN 'eq' THEN r[p.key] = p.value
+      WHEN 'ne' THEN r[p.key] IS NULL OR r[p.key] <> p.value
+      WHEN 'lt' THEN r[p.key] < p.value
+      WHEN 'lte' THEN r[p.key] <= p.value
+      WHEN 'gt' THEN r[p.key] > p.value
+      WHEN 'gte' THEN r[p.key] >= p.value
+      WHEN 'in' THEN r[p.key] IN p.value
+      WHEN 'exists' THEN (r[p.key] IS NOT NULL) = p.value
+      ELSE false
+    END))
+RETURN r.id AS id, r.memory_id AS memory_id, score, seen
+ORDER BY score DESC, id
+LIMIT $k

@@ -1,0 +1,26 @@
+"""The graph read: `POST /v1/memories/{id}/graph`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body
+
+from provider.api.deps import CallerDep, ServicesDep
+from provider.protocol.records import record_json
+
+router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["graph"])
+
+
+@router.post("/graph")
+async def graph(memory_id: str, body: Annotated[dict[str, Any], Body(description="`MemoryGraphRequest`.")],
+                services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """Records as nodes, references as edges, around one record or for the whole readable subtree."""
+    answer = await services.graph.read(caller, memory_id, body)
+    return {
+        "object": "memory.graph",
+        "nodes": [{"record": record_json(read), "memory": memory} for read, memory in answer["nodes"]],
+        "edges": answer["edges"],
+        "truncated": answer["truncated"],
+        "degraded": answer["degraded"],
+    }

@@ -1,0 +1,108 @@
+"""Scoped retrieval in Neo4j: vectors (exact or indexed), full text, fields, and history scans."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from provider.models import RecordVersion
+from provider.store.driver import Neo4jStore
+from provider.store.records import version_from
+
+LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+WORD = re.compile(r"\w", re.UNICODE)
+SCOPE_CLAUSE_MAX = 400
+EXACT_MAX_RECORDS = 20_000
+INDEX_FETCH_MAX = 10_000
+
+Hit = tuple[str, str, float | None]
+
+
+def lucene_terms(text: str) -> list[str]:
+    """The user's words, each quoted and escaped, so no Lucene syntax in input (AND, *, quotes,
+    brackets) can change the query; a word with no letter or digit is dropped."""
+    escaped = [LUCENE_SPECIAL.sub(r"\\\1", word) for word in text.split() if WORD.search(word)]
+    return ['"' + word + '"' for word in escaped[:64]]
+
+
+def cosine_from_neo4j(score: float) -> float:
+    """Neo4j reports cosine similarity rescaled to [0, 1]; back to the usual [-1, 1]."""
+    return 2.0 * score - 1.0
+
+
+def lucene_query(terms: list[str], scope: list[str]) -> str:
+    """Words against title and text; the scope as a required clause when it is small enough."""
+    words = " ".join(terms)
+    query = f"+(search_title:({words}) search_text:({words}))"
+    if len(scope) <= SCOPE_CLAUSE_MAX:
+        ids = " ".join(f'"{memory_id}"' for memory_id in scope)
+        query += f" +search_memory:({ids})"
+    return query
+
+
+@dataclass(frozen=True)
+class VersionHit:
+    """A version found by a history scan, with what exact scoring needs."""
+
+    record_id: str
+    memory_id: str
+    text: str
+    embedding: list[float] | None
+    written_at: int
+
+
+class Neo4jRecallStore:
+    """Every statement here takes the scope the access module computed; none runs without it."""
+
+    def __init__(self, store: Neo4jStore):
+        self.store = store
+
+    async def vector(self, scope: list[str], vector: list[float], dnf: Any, k: int) -> tuple[list[Hit], str]:
+        """Exact over a small scope; index with growing over-fetch, then exact, over a large one."""
+        size = (await self.store.read("recall_scope_size", scope=scope))[0]
+        if size["in_scope"] <= EXACT_MAX_RECORDS:
+            return await self._exact(scope, vector, dnf, k), "exact"
+        fetch = min(INDEX_FETCH_MAX, max(k * 4, k * 2 * size["total"] // max(size["in_scope"], 1)))
+        while True:
+            rows = await self.store.read("recall_vector_index", scope=scope, vector=vector, dnf=dnf,
+                                         fetch=fetch, k=k)
+            seen = rows[0]["seen"] if rows else fetch
+            if len(rows) >= k or seen < fetch:
+                return [(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows], "index"
+            if fetch >= INDEX_FETCH_MAX:
+                return await self._exact(scope, vector, dnf, k), "exact_fallback"
+            fetch = min(INDEX_FETCH_MAX, fetch * 4)
+
+    async def _exact(self, scope: list[str], vector: list[float], dnf: Any, k: int) -> list[Hit]:
+        rows = await self.store.read("recall_vector_exact", scope=scope, vector=vector, dnf=dnf, k=k)
+        return [(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows]
+
+    async def text(self, scope: list[str], text: str, dnf: Any, k: int) -> list[Hit]:
+        """Full-text hits in scope; words that are all punctuation find nothing rather than fail."""
+        terms = lucene_terms(text)
+        if not terms:
+            return []
+        fetch = k if len(scope) <= SCOPE_CLAUSE_MAX else min(INDEX_FETCH_MAX, k * 20)
+        rows = await self.store.read("recall_text", lucene=lucene_query(terms, scope), scope=scope, dnf=dnf,
+                                     fetch=fetch, k=k)
+        return [(r["id"], r["memory_id"], r["score"]) for r in rows]
+
+    async def fields(self, scope: list[str], dnf: Any, k: int) -> list[Hit]:
+        """Records passing the filters, newest first."""
+        rows = await self.store.read("recall_filter", scope=scope, dnf=dnf, k=k)
+        return [(r["id"], r["memory_id"], None) for r in rows]
+
+    async def versions(self, scope: list[str], as_of: int, include_all: bool, dnf: Any, cap: int) -> list[VersionHit]:
+        """Versions current at the instant, for exact scoring of history reads."""
+        rows = await self.store.read("recall_versions", scope=scope, as_of=as_of, include_all=include_all,
+                                     dnf=dnf, cap=cap)
+        return [VersionHit(record_id=r["id"], memory_id=r["memory_id"],
+                           text=r["text"] or "",
+                           embedding=r["embedding"], written_at=r["written_at"]) for r in rows]
+
+    async def current(self, record_ids: list[str]) -> dict[str, RecordVersion]:
+        """Current versions by id."""
+        rows = await self.store.read("record_current_many", ids=record_ids)
+        versions = [version_from(r["version"]) for r in rows]
+        return {v.record_id: v for v in versions}

@@ -1,0 +1,65 @@
+"""The tests' Neo4j answers and is the pinned 5.26 line; a managed local home restarts intact."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from neo4j import GraphDatabase
+
+from provider.store import local_server
+from tests.neo4j_target import Neo4jTarget
+
+
+def test_provisioned_server_answers_return_1(neo4j_target: Neo4jTarget) -> None:
+    auth = (neo4j_target.user, neo4j_target.password)
+    with GraphDatabase.driver(neo4j_target.uri, auth=auth) as driver:
+        records, _, _ = driver.execute_query("RETURN 1 AS one")
+    assert [r["one"] for r in records] == [1]
+
+
+def test_provisioned_server_is_5_26(neo4j_target: Neo4jTarget) -> None:
+    version = local_server.server_version(neo4j_target.uri, neo4j_target.user, neo4j_target.password)
+    assert version.startswith("5.26."), neo4j_target.describe()
+    assert neo4j_target.version == version
+
+
+def test_local_start_returns_the_running_server(neo4j_target: Neo4jTarget) -> None:
+    if neo4j_target.home is None:
+        pytest.skip(f"the tests' Neo4j is not a local server ({neo4j_target.describe()})")
+    again = local_server.start(neo4j_target.home)
+    assert (again.pid, again.uri) == (neo4j_target.pid, neo4j_target.uri)
+    assert local_server.status(neo4j_target.home) == again
+
+
+def test_local_home_keeps_data_and_password_across_restart(tmp_path: Path) -> None:
+    _require_local_runtime()
+    home = tmp_path / "neo4j"
+    try:
+        first = local_server.start(home, heap="256m", pagecache="32m")
+        _run(first, "CREATE (:LocalServerProbe {home: $home})", home=str(home))
+        assert local_server.stop(home) is True
+        assert local_server.status(home) is None
+        second = local_server.start(home, heap="256m", pagecache="32m")
+        assert second.password == first.password
+        assert second.pid != first.pid
+        rows = _run(second, "MATCH (p:LocalServerProbe) RETURN p.home AS home")
+        assert rows == [str(home)]
+    finally:
+        local_server.stop(home)
+    assert local_server.stop(home) is False
+
+
+def _require_local_runtime() -> None:
+    """Skip only where the tests' Neo4j came from elsewhere and this machine cannot run a local one."""
+    try:
+        local_server.fetch()
+        local_server.java_command()
+    except local_server.LocalNeo4jError as e:
+        pytest.skip(f"no local Neo4j runtime on this machine: {e}")
+
+
+def _run(server: local_server.LocalServer, query: str, **params: str) -> list[object]:
+    with GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as driver:
+        records, _, _ = driver.execute_query(query, params)
+    return [r[0] for r in records]
