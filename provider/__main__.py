@@ -20,7 +20,9 @@ def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     settings = Settings()
     if not settings.neo4j_uri:
-        print("serve: NEO4J_URI is not set; `bash scripts/serve` starts a local Neo4j for you", file=sys.stderr)
+        print(
+            "serve: NEO4J_URI is not set; `bash scripts/serve` starts a local Neo4j for you", file=sys.stderr
+        )
         return 2
     uvicorn.run(create_app(settings), host=args.host or settings.host, port=args.port or settings.port)
     return 0
@@ -28,10 +30,17 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _admin_call(method: str, path: str, body: dict[str, Any] | None) -> int:
     base = os.environ.get("UHP_URL", "http://127.0.0.1:8080")
+    if not base.startswith(("http://", "https://")):
+        print("admin: UHP_URL must be an http(s) URL", file=sys.stderr)
+        return 2
     key = os.environ.get("UHP_ADMIN_KEY", "")
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base + path, data=data, method=method,  # noqa: S310 - operator-given URL
-                                     headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+    request = urllib.request.Request(  # noqa: S310 - scheme checked above
+        base + path,
+        data=data,
+        method=method,
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
             print(response.read().decode())

@@ -25,7 +25,9 @@ def effective_privileges(nodes: Iterable[NodeFacts]) -> dict[str, frozenset[str]
     ordered = sorted(nodes, key=lambda n: n.depth)
     result: dict[str, frozenset[str]] = {}
     for node in ordered:
-        inherited = NOTHING if node.restricted or node.parent_id is None else result.get(node.parent_id, NOTHING)
+        inherited = (
+            NOTHING if node.restricted or node.parent_id is None else result.get(node.parent_id, NOTHING)
+        )
         result[node.id] = node.granted | inherited
     return result
 
@@ -65,7 +67,9 @@ def require(privileges: frozenset[str], privilege: str) -> None:
     if not privileges:
         raise MemoryNotFoundError("No memory with that id exists.", param="memory_id")
     if privilege not in privileges:
-        raise MemoryForbiddenError(f"The caller may not {privilege} this memory.", detail={"required": privilege})
+        raise MemoryForbiddenError(
+            f"The caller may not {privilege} this memory.", detail={"required": privilege}
+        )
 
 
 def reach(memory_id: str, chain: Sequence[NodeFacts], below: Sequence[NodeFacts]) -> Reach:

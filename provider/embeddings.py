@@ -54,7 +54,9 @@ class SentenceTransformerEmbedder:
             except ImportError as e:  # pragma: no cover - dependency is pinned
                 raise RuntimeError("sentence-transformers is missing: run `bash scripts/bootstrap`") from e
             model = SentenceTransformer(str(packaged_model_path(self.model_name)), device="cpu")
-            measure = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+            measure = (
+                getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+            )
             self.dimension = int(measure() or 0)
             self._model = model
 

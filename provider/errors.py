@@ -1,23 +1,23 @@
 """The exception tree. Each leaf carries its UHP error code; HTTP status lives in the API's table.
 
-    ProviderError
-    ├── InvalidRequestError        invalid_request_error
-    │   ├── MemoryInvalidError     memory_invalid
-    │   ├── MemoryUnsupportedError memory_unsupported
-    │   └── UnsupportedVersionError unsupported_protocol_version
-    ├── AuthenticationError        authentication_error
-    ├── PermissionDeniedError      permission_error
-    │   └── MemoryForbiddenError   memory_forbidden
-    ├── NotFoundError
-    │   ├── MemoryNotFoundError    memory_not_found
-    │   ├── RecordNotFoundError    memory_record_not_found
-    │   ├── GrantNotFoundError     memory_grant_not_found
-    │   ├── HarnessNotFoundError   harness_not_found
-    │   ├── MemberNotFoundError    member_not_found
-    │   ├── FileNotFoundInStoreError file_not_found
-    │   └── MemoriesNotAttachedError memories_not_attached
-    ├── ConflictError              memory_busy
-    └── UnavailableError           memory_unavailable
+ProviderError
+├── InvalidRequestError        invalid_request_error
+│   ├── MemoryInvalidError     memory_invalid
+│   ├── MemoryUnsupportedError memory_unsupported
+│   └── UnsupportedVersionError unsupported_protocol_version
+├── AuthenticationError        authentication_error
+├── PermissionDeniedError      permission_error
+│   └── MemoryForbiddenError   memory_forbidden
+├── NotFoundError
+│   ├── MemoryNotFoundError    memory_not_found
+│   ├── RecordNotFoundError    memory_record_not_found
+│   ├── GrantNotFoundError     memory_grant_not_found
+│   ├── HarnessNotFoundError   harness_not_found
+│   ├── MemberNotFoundError    member_not_found
+│   ├── FileNotFoundInStoreError file_not_found
+│   └── MemoriesNotAttachedError memories_not_attached
+├── ConflictError              memory_busy
+└── UnavailableError           memory_unavailable
 """
 
 from __future__ import annotations
@@ -49,6 +49,12 @@ class MemoryInvalidError(InvalidRequestError):
     """A memory request breaks a rule of the chapter."""
 
     code = "memory_invalid"
+
+
+class InvalidInputError(InvalidRequestError):
+    """A field of the admin surface is out of range."""
+
+    code = "invalid_input"
 
 
 class MemoryUnsupportedError(InvalidRequestError):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 import uuid
+from datetime import UTC, datetime
 
 MEMORY = "hmem_"
 RECORD = "hrec_"

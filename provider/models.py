@@ -131,7 +131,7 @@ class RecordVersion:
     follows: dict[str, Any] | None = None
 
     def state_at(self, instant: int | None) -> RecordVersion:
-        """This version as it stood at an instant: later closings are not yet visible."""
+        """The version as it stood at an instant: later closings are not yet visible."""
         if instant is None:
             return self
         forgotten = self.forgotten_at is not None and self.forgotten_at <= instant

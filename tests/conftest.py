@@ -78,10 +78,13 @@ class Admin:
         return {"Authorization": f"Bearer {self.key}"}
 
     def member(self, member_type: str = "human", *, server: bool = False) -> Member:
-        made = self.client.post("/v1/admin/members", json={"type": member_type, "name": "t"}, headers=self.headers)
+        made = self.client.post(
+            "/v1/admin/members", json={"type": member_type, "name": "t"}, headers=self.headers
+        )
         assert made.status_code == 200, made.text
-        key = self.client.post(f"/v1/admin/members/{made.json()['id']}/keys", json={"server": server},
-                               headers=self.headers)
+        key = self.client.post(
+            f"/v1/admin/members/{made.json()['id']}/keys", json={"server": server}, headers=self.headers
+        )
         assert key.status_code == 200, key.text
         return Member(id=made.json()["id"], key=key.json()["key"], type=member_type)
 
@@ -89,7 +92,9 @@ class Admin:
         made = self.client.post("/v1/admin/groups", json={"name": "g"}, headers=self.headers)
         assert made.status_code == 200, made.text
         for member in members:
-            joined = self.client.put(f"/v1/admin/groups/{made.json()['id']}/members/{member}", headers=self.headers)
+            joined = self.client.put(
+                f"/v1/admin/groups/{made.json()['id']}/members/{member}", headers=self.headers
+            )
             assert joined.status_code == 200, joined.text
         return str(made.json()["id"])
 

@@ -11,20 +11,31 @@ from fastapi import FastAPI
 from provider import __version__
 from provider.api import errors, middleware
 from provider.api.deps import Services
-from provider.api.routes import admin, files, grants, graph, harnesses, memories, meta, providers, recall, records
+from provider.api.routes import (
+    admin,
+    files,
+    grants,
+    graph,
+    harnesses,
+    memories,
+    meta,
+    providers,
+    recall,
+    records,
+)
 from provider.blobs import DirectoryBlobStore
 from provider.config import Settings
 from provider.embeddings import Embedder, SentenceTransformerEmbedder
 from provider.services.admin import AdminService
 from provider.services.content_parts import ContentService
 from provider.services.files import FileService
-from provider.services.recall import RecallService
-from provider.services.records import RecordService
-from provider.services.snapshots import SnapshotService
 from provider.services.grants import GrantService
 from provider.services.graph import GraphService
 from provider.services.harnesses import HarnessService
 from provider.services.identity import IdentityService
+from provider.services.recall import RecallService
+from provider.services.records import RecordService
+from provider.services.snapshots import SnapshotService
 from provider.services.tree import TreeService
 from provider.store.driver import Neo4jStore
 from provider.store.files import Neo4jFileStore
@@ -59,8 +70,14 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         records=records,
         content=ContentService(records, files),
         snapshots=SnapshotService(tree, record_store),
-        recall=RecallService(tree, recall_store, records, embedder,
-                             subtree_cap=settings.subtree_cap, abstain_below=settings.abstain_below),
+        recall=RecallService(
+            tree,
+            recall_store,
+            records,
+            embedder,
+            subtree_cap=settings.subtree_cap,
+            abstain_below=settings.abstain_below,
+        ),
         graph=GraphService(tree, Neo4jGraphStore(store), recall_store, records),
     )
 
@@ -75,8 +92,12 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
         )
         if isinstance(model, SentenceTransformerEmbedder):
             await asyncio.to_thread(model.load)
-        store = Neo4jStore.connect(settings.neo4j_uri, settings.neo4j_user,
-                                   settings.neo4j_password.get_secret_value(), settings.neo4j_database)
+        store = Neo4jStore.connect(
+            settings.neo4j_uri,
+            settings.neo4j_user,
+            settings.neo4j_password.get_secret_value(),
+            settings.neo4j_database,
+        )
         services = build_services(settings, store, model)
         app.state.services = services
         try:

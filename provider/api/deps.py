@@ -16,11 +16,11 @@ from provider.services.content_parts import ContentService
 from provider.services.files import FileService
 from provider.services.grants import GrantService
 from provider.services.graph import GraphService
+from provider.services.harnesses import HarnessService
+from provider.services.identity import AdminCaller, IdentityService
 from provider.services.recall import RecallService
 from provider.services.records import RecordService
 from provider.services.snapshots import SnapshotService
-from provider.services.harnesses import HarnessService
-from provider.services.identity import AdminCaller, IdentityService
 from provider.services.tree import TreeService
 from provider.store.driver import Neo4jStore
 

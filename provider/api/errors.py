@@ -17,6 +17,7 @@ log = logging.getLogger("provider.api")
 STATUS: list[tuple[type[errors.ProviderError], int]] = [
     (errors.UnsupportedVersionError, 400),
     (errors.MemoryInvalidError, 422),
+    (errors.InvalidInputError, 422),
     (errors.MemoryUnsupportedError, 422),
     (errors.InvalidRequestError, 400),
     (errors.AuthenticationError, 401),
@@ -27,7 +28,12 @@ STATUS: list[tuple[type[errors.ProviderError], int]] = [
     (errors.ProviderError, 500),
 ]
 
-HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "file_too_large", 415: "unsupported_media_type"}
+HTTP_CODES = {
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "file_too_large",
+    415: "unsupported_media_type",
+}
 
 
 def status_of(error: errors.ProviderError) -> int:
@@ -75,8 +81,9 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = HTTP_CODES.get(exc.status_code, "invalid_input")
-        error = errors.InvalidRequestError("No such route or method." if exc.status_code in (404, 405)
-                                           else "The request was refused.")
+        error = errors.InvalidRequestError(
+            "No such route or method." if exc.status_code in (404, 405) else "The request was refused."
+        )
         error.code = code
         return JSONResponse(envelope(error, request_id(request)), status_code=exc.status_code)
 

@@ -19,7 +19,9 @@ def install(app: FastAPI) -> None:
     """Adds the middleware to the app."""
 
     @app.middleware("http")
-    async def protocol_version(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+    async def protocol_version(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
         request.state.request_id = "req_" + uuid.uuid4().hex
         asked = request.headers.get(VERSION_HEADER)
         if asked is not None and asked not in SUPPORTED_VERSIONS:

@@ -18,7 +18,9 @@ class MemoryCreate(BaseModel):
     description: str = Field("", max_length=4000, description="What this memory holds; agents read it.")
     parent_id: str | None = Field(None, description="The containing memory; null or absent for a root.")
     restricted: bool = Field(False, description="When true, grants on ancestors stop here.")
-    provider: str | None = Field(None, description="Which provider keeps the records; inherited when omitted.")
+    provider: str | None = Field(
+        None, description="Which provider keeps the records; inherited when omitted."
+    )
 
 
 class MemoryUpdate(BaseModel):
@@ -29,7 +31,9 @@ class MemoryUpdate(BaseModel):
     name: str | None = Field(None, min_length=1, max_length=300, description="New name.")
     description: str | None = Field(None, max_length=4000, description="New description.")
     restricted: bool | None = Field(None, description="Set or lift the cutoff (needs delete).")
-    parent_id: str | None = Field(None, description="Move under this memory; null makes it a root (needs delete).")
+    parent_id: str | None = Field(
+        None, description="Move under this memory; null makes it a root (needs delete)."
+    )
 
 
 class GrantCreate(BaseModel):

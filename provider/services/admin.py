@@ -6,7 +6,7 @@ import secrets
 from typing import Any
 
 from provider import ids
-from provider.errors import MemberNotFoundError, MemoryInvalidError
+from provider.errors import InvalidInputError, MemberNotFoundError
 from provider.services.identity import hash_key
 from provider.store.principals import Neo4jPrincipalStore
 
@@ -22,7 +22,7 @@ class AdminService:
     async def create_member(self, member_type: str, name: str) -> dict[str, Any]:
         """A new member with its principal string."""
         if member_type not in MEMBER_TYPES:
-            raise MemoryInvalidError("type must be human or agent.", param="type")
+            raise InvalidInputError("type must be human or agent.", param="type")
         row = await self.principals.create_member(ids.new_id(ids.MEMBER), member_type, name, ids.now_ms())
         return {**row, "principal": f"member:{row['id']}"}
 
@@ -41,7 +41,7 @@ class AdminService:
     async def add_to_group(self, group_id: str, member_id: str) -> dict[str, Any]:
         """Membership; a group may hold groups, never itself."""
         if group_id == member_id:
-            raise MemoryInvalidError("A group cannot contain itself.", param="member_id")
+            raise InvalidInputError("A group cannot contain itself.", param="member_id")
         if not await self.principals.add_to_group(group_id, member_id):
             raise MemberNotFoundError("No such group, member or group to add.")
         return {"group_id": group_id, "member_id": member_id, "member": True}

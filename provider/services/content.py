@@ -58,7 +58,9 @@ def _part(part: Any, index: int) -> dict[str, Any]:
     if kind.startswith("x."):
         return dict(part)
     if kind not in ("text", "file"):
-        raise MemoryInvalidError("A content part is text, file or an x.-prefixed kind.", param=f"{where}.type")
+        raise MemoryInvalidError(
+            "A content part is text, file or an x.-prefixed kind.", param=f"{where}.type"
+        )
     _check_role_and_source(part, where)
     if kind == "text":
         if not isinstance(part.get("text"), str):
@@ -80,7 +82,7 @@ def _file_part(part: dict[str, Any], where: str) -> dict[str, Any]:
         raise MemoryInvalidError("A file part names its file by id.", param=f"{where}.file.id")
     if "text" in part and not isinstance(part["text"], str):
         raise MemoryInvalidError("A file part's text is a string.", param=f"{where}.text")
-    kept = {k: part[k] for k in ("type", "text", "role", "text_source") if k in part}
+    kept: dict[str, Any] = {k: part[k] for k in ("type", "text", "role", "text_source") if k in part}
     kept["file"] = {"id": file["id"]}
     return kept
 

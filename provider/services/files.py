@@ -27,18 +27,32 @@ class FileService:
         """True when a pattern of `content.media` matches."""
         return any(fnmatch.fnmatch(media_type, pattern) for pattern in self.media)
 
-    async def upload(self, caller: Caller, *, name: str, media_type: str, data: bytes,
-                     purpose: str) -> dict[str, Any]:
+    async def upload(
+        self, caller: Caller, *, name: str, media_type: str, data: bytes, purpose: str
+    ) -> dict[str, Any]:
         """Stores bytes and metadata; the uploader alone may name the file in a record."""
         if len(data) > MAX_BYTES:
             raise MemoryInvalidError(f"A file is at most {MAX_BYTES} bytes.", param="file")
         digest = await asyncio.to_thread(self.blobs.put, data)
         row = await self.files.create(
-            id=ids.new_id(ids.FILE), owner=caller.principal, name=name or "file", media_type=media_type,
-            bytes=len(data), sha256=digest, purpose=purpose or "user_data", now=ids.now_ms(),
+            id=ids.new_id(ids.FILE),
+            owner=caller.principal,
+            name=name or "file",
+            media_type=media_type,
+            bytes=len(data),
+            sha256=digest,
+            purpose=purpose or "user_data",
+            now=ids.now_ms(),
         )
-        return {"id": row["id"], "object": "file", "filename": row["name"], "bytes": row["bytes"],
-                "created_at": row["created_at"] // 1000, "purpose": row["purpose"], "media_type": row["media_type"]}
+        return {
+            "id": row["id"],
+            "object": "file",
+            "filename": row["name"],
+            "bytes": row["bytes"],
+            "created_at": row["created_at"] // 1000,
+            "purpose": row["purpose"],
+            "media_type": row["media_type"],
+        }
 
     async def complete(self, caller: Caller, content: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """File parts get name, media_type and bytes from our store; a client's values are not read."""
@@ -53,16 +67,23 @@ class FileService:
             completed.append(part)
         return completed
 
-    def _complete_part(self, caller: Caller, part: dict[str, Any], meta: dict[str, Any] | None,
-                       index: int) -> dict[str, Any]:
+    def _complete_part(
+        self, caller: Caller, part: dict[str, Any], meta: dict[str, Any] | None, index: int
+    ) -> dict[str, Any]:
         if meta is None or meta["owner"] != caller.principal:
             raise MemoryInvalidError("No file with that id exists.", param=f"content.{index}.file.id")
         if not self.keeps(meta["media_type"]):
             raise MemoryUnsupportedError(
                 f"This provider does not keep files of type {meta['media_type']}.",
-                param=f"content.{index}.file", detail={"media": self.media},
+                param=f"content.{index}.file",
+                detail={"media": self.media},
             )
-        file = {"id": meta["id"], "name": meta["name"], "media_type": meta["media_type"], "bytes": meta["bytes"]}
+        file = {
+            "id": meta["id"],
+            "name": meta["name"],
+            "media_type": meta["media_type"],
+            "bytes": meta["bytes"],
+        }
         return {**part, "file": file}
 
     async def read(self, file_id: str) -> tuple[bytes, str]:
@@ -75,4 +96,3 @@ class FileService:
         except FileNotFoundError as e:
             raise FileNotFoundInStoreError("The file's bytes are no longer kept.") from e
         return data, meta["media_type"]
-

@@ -80,7 +80,7 @@ def _key(field: Any, where: str) -> str:
     if isinstance(field, str) and field in TIME_KEYS:
         return TIME_KEYS[field]
     if isinstance(field, str) and field.startswith("attributes.") and len(field) > len("attributes."):
-        return "attr." + field[len("attributes."):]
+        return "attr." + field[len("attributes.") :]
     raise MemoryInvalidError("field is type, attributes.<name> or time.<field>.", param=f"{where}.field")
 
 
@@ -90,4 +90,6 @@ def _instant(value: Any, where: str) -> Any:
             return [parse_instant(v) for v in value]
         return parse_instant(value)
     except (TypeError, ValueError, AttributeError) as e:
-        raise MemoryInvalidError("A time filter's value is an ISO 8601 instant.", param=f"{where}.value") from e
+        raise MemoryInvalidError(
+            "A time filter's value is an ISO 8601 instant.", param=f"{where}.value"
+        ) from e

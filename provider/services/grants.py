@@ -21,8 +21,9 @@ def validate_grant(principal: str, privileges: list[str]) -> list[str]:
         )
     unknown = sorted(set(privileges) - set(ALL_PRIVILEGES))
     if unknown or not privileges:
-        raise MemoryInvalidError("privileges must be a non-empty subset of read, write, create, delete.",
-                                 param="privileges")
+        raise MemoryInvalidError(
+            "privileges must be a non-empty subset of read, write, create, delete.", param="privileges"
+        )
     return [p for p in ALL_PRIVILEGES if p in privileges]
 
 
@@ -33,7 +34,7 @@ class GrantService:
         self.tree = tree
         self.grants = grants
 
-    async def list(self, caller: Caller, memory_id: str) -> list[GrantView]:
+    async def listing(self, caller: Caller, memory_id: str) -> list[GrantView]:
         """Grants on the memory and on ancestors whose grants reach it, as far up as the caller sees.
 
         Grants on an ancestor the caller cannot see are left out: listing them would reveal it exists.
@@ -48,7 +49,9 @@ class GrantService:
                 break
         return listed
 
-    async def create(self, caller: Caller, memory_id: str, principal: str, privileges: list[str]) -> GrantView:
+    async def create(
+        self, caller: Caller, memory_id: str, principal: str, privileges: list[str]
+    ) -> GrantView:
         """Creates or replaces the principal's grant on this node."""
         await self.tree.require(caller, memory_id, "delete")
         ordered = validate_grant(principal, privileges)
@@ -65,4 +68,3 @@ class GrantService:
             raise MemoryInvalidError("The creator's implicit grant cannot be removed.", param="grant_id")
         await self.grants.delete(memory_id, grant_id)
         return {"id": grant_id, "object": "memory.grant.deleted", "deleted": True}
-

@@ -16,7 +16,12 @@ MAX_LIMIT = 1000
 
 
 def _request(body: dict[str, Any]) -> tuple[str | None, int, list[str] | None, int]:
-    around, hops, types, limit = body.get("around"), body.get("hops", 1), body.get("types"), body.get("limit", DEFAULT_LIMIT)
+    around, hops, types, limit = (
+        body.get("around"),
+        body.get("hops", 1),
+        body.get("types"),
+        body.get("limit", DEFAULT_LIMIT),
+    )
     if around is not None and not isinstance(around, str):
         raise MemoryInvalidError("around is a record id.", param="around")
     if isinstance(hops, bool) or not isinstance(hops, int) or not 0 <= hops <= 3:
@@ -31,7 +36,9 @@ def _request(body: dict[str, Any]) -> tuple[str | None, int, list[str] | None, i
 class GraphService:
     """Nodes only from the readable subtree; an edge into an unreadable memory says only the record id."""
 
-    def __init__(self, tree: TreeService, graph: Neo4jGraphStore, recall: Neo4jRecallStore, records: RecordService):
+    def __init__(
+        self, tree: TreeService, graph: Neo4jGraphStore, recall: Neo4jRecallStore, records: RecordService
+    ):
         self.tree = tree
         self.graph = graph
         self.recall = recall
@@ -55,11 +62,20 @@ class GraphService:
         ids = [r["id"] for r in rows]
         versions = await self.recall.current(ids)
         reads = await self.records.references.for_reads(caller, [versions[i] for i in ids if i in versions])
-        names = {v.node.id: v.node.name for v in await self.tree.views(caller, sorted({r["memory_id"] for r in rows}))}
+        names = {
+            v.node.id: v.node.name
+            for v in await self.tree.views(caller, sorted({r["memory_id"] for r in rows}))
+        }
         edges = await self._edges(caller, ids)
-        return {"nodes": [(read, {"id": read.version.memory_id, "name": names.get(read.version.memory_id, "")})
-                          for read in reads],
-                "edges": edges, "truncated": truncated, "degraded": []}
+        return {
+            "nodes": [
+                (read, {"id": read.version.memory_id, "name": names.get(read.version.memory_id, "")})
+                for read in reads
+            ],
+            "edges": edges,
+            "truncated": truncated,
+            "degraded": [],
+        }
 
     async def _edges(self, caller: Caller, ids: list[str]) -> list[dict[str, Any]]:
         rows = await self.graph.edges(ids)
@@ -68,8 +84,14 @@ class GraphService:
         for row in rows:
             source = {"record_id": row["from_id"], "memory_id": row["from_memory"]}
             if row["to_memory"] in readable:
-                edges.append({"from": source, "to": {"record_id": row["to_id"], "memory_id": row["to_memory"]},
-                              "rel": row["rel"], "available": True})
+                edges.append(
+                    {
+                        "from": source,
+                        "to": {"record_id": row["to_id"], "memory_id": row["to_memory"]},
+                        "rel": row["rel"],
+                        "available": True,
+                    }
+                )
             else:
                 edges.append({"from": source, "to": {"record_id": row["to_id"]}, "available": False})
         return edges

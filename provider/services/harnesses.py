@@ -42,7 +42,9 @@ class HarnessService:
         harness = await self._own(caller, harness_id)
         facts, names = await self.tree.memories.granted_facts(caller.member_id)
         privileges = access.effective_privileges(facts)
-        granted = sorted((n for n in facts if n.granted), key=lambda n: (n.depth, names.get(n.id) or "", n.id))
+        granted = sorted(
+            (n for n in facts if n.granted), key=lambda n: (n.depth, names.get(n.id) or "", n.id)
+        )
         if not granted:
             raise MemoriesNotAttachedError("The harness has no memories attached.", param="harness_id")
         default = harness["default_memory_id"]
@@ -52,8 +54,12 @@ class HarnessService:
             "default_memory_id": default,
             "observe": harness["observe"],
             "data": [
-                {"id": n.id, "name": names.get(n.id), "privileges": ordered_privileges(privileges[n.id]),
-                 "default": n.id == default}
+                {
+                    "id": n.id,
+                    "name": names.get(n.id),
+                    "privileges": ordered_privileges(privileges[n.id]),
+                    "default": n.id == default,
+                }
                 for n in granted
             ],
         }
@@ -72,8 +78,10 @@ class HarnessService:
         try:
             view = await self.tree.view(caller, memory_id)
         except MemoryNotFoundError as e:
-            raise MemoryInvalidError("default_memory_id must be a memory the agent may write.",
-                                     param="default_memory_id") from e
+            raise MemoryInvalidError(
+                "default_memory_id must be a memory the agent may write.", param="default_memory_id"
+            ) from e
         if "write" not in view.privileges:
-            raise MemoryInvalidError("default_memory_id must be a memory the agent may write.",
-                                     param="default_memory_id")
+            raise MemoryInvalidError(
+                "default_memory_id must be a memory the agent may write.", param="default_memory_id"
+            )

@@ -42,8 +42,11 @@ class IdentityService:
                 raise PermissionDeniedError("The admin key acts for no member; use a member's key.")
             raise AuthenticationError("The API key is not valid.")
         if on_behalf_of is None:
-            return Caller(member_id=found["member_id"], member_type=found["member_type"],
-                          via_server=bool(found["server"]))
+            return Caller(
+                member_id=found["member_id"],
+                member_type=found["member_type"],
+                via_server=bool(found["server"]),
+            )
         if not found["server"]:
             raise PermissionDeniedError("Only a server key may act on behalf of a member.")
         acting = await self._acting_for(on_behalf_of)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from provider import ids
@@ -35,10 +35,15 @@ class RecallRequest:
 
 
 def parse_request(body: dict[str, Any]) -> RecallRequest:
-    """Checks the shape; at least one signal; limit 1–100; depth ≥ 0."""
+    """Checks the shape; at least one signal; limit 1 to 100; depth ≥ 0."""
     request = RecallRequest(
-        query=body.get("query"), text=body.get("text"), filters=body.get("filters"), types=body.get("types"),
-        as_of=body.get("as_of"), include=body.get("include") or "active", depth=body.get("depth"),
+        query=body.get("query"),
+        text=body.get("text"),
+        filters=body.get("filters"),
+        types=body.get("types"),
+        as_of=body.get("as_of"),
+        include=body.get("include") or "active",
+        depth=body.get("depth"),
         limit=body.get("limit", 10),
     )
     for name in ("query", "text", "as_of"):
@@ -49,11 +54,13 @@ def parse_request(body: dict[str, Any]) -> RecallRequest:
         raise MemoryInvalidError("Ask with query, text or filters.", param="query")
     if isinstance(request.limit, bool) or not isinstance(request.limit, int) or not 1 <= request.limit <= 100:
         raise MemoryInvalidError("limit is an integer from 1 to 100.", param="limit")
-    if request.depth is not None and (isinstance(request.depth, bool) or not isinstance(request.depth, int)
-                                      or request.depth < 0):
+    if request.depth is not None and (
+        isinstance(request.depth, bool) or not isinstance(request.depth, int) or request.depth < 0
+    ):
         raise MemoryInvalidError("depth is an integer of 0 or more.", param="depth")
-    if request.types is not None and not (isinstance(request.types, list)
-                                          and all(isinstance(t, str) for t in request.types)):
+    if request.types is not None and not (
+        isinstance(request.types, list) and all(isinstance(t, str) for t in request.types)
+    ):
         raise MemoryInvalidError("types is a list of type names.", param="types")
     if request.include not in ("active", "all"):
         raise MemoryInvalidError("include is active or all.", param="include")
@@ -70,8 +77,16 @@ def cosine(a: list[float], b: list[float]) -> float:
 class RecallService:
     """The access module decides the scope before any record is touched."""
 
-    def __init__(self, tree: TreeService, recall: Neo4jRecallStore, records: RecordService, embedder: Embedder,
-                 *, subtree_cap: int, abstain_below: float):
+    def __init__(
+        self,
+        tree: TreeService,
+        recall: Neo4jRecallStore,
+        records: RecordService,
+        embedder: Embedder,
+        *,
+        subtree_cap: int,
+        abstain_below: float,
+    ):
         self.tree = tree
         self.store = recall
         self.records = records
@@ -81,14 +96,22 @@ class RecallService:
 
     def capabilities(self) -> dict[str, Any]:
         """Every signal is served; abstain is a calibrated judgement."""
-        return {"recall": {"signals": list(SIGNALS), "abstain": True, "fusion": "rrf",
-                           "subtree_cap": self.subtree_cap}}
+        return {
+            "recall": {
+                "signals": list(SIGNALS),
+                "abstain": True,
+                "fusion": "rrf",
+                "subtree_cap": self.subtree_cap,
+            }
+        }
 
     async def recall(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> RecallAnswer:
         """Scope, retrieve per signal, fuse, hydrate, judge."""
         request = parse_request(body)
         # Depth 0 still fetches one level down: the answer names the children to walk to next.
-        reach = await self.tree.readable_scope(caller, memory_id, max(request.depth, 1) if request.depth is not None else None)
+        reach = await self.tree.readable_scope(
+            caller, memory_id, max(request.depth, 1) if request.depth is not None else None
+        )
         reach.require("read")
         scope, degraded = self._capped([memory_id] if request.depth == 0 else reach.readable_scope())
         dnf = compile_filters(request.filters, request.types)
@@ -99,15 +122,23 @@ class RecallService:
             ranked, best, strategy = await self._current(request, scope, dnf)
         results = await self._hydrate(caller, ranked[: request.limit], instant)
         parent, children = await self._neighbours(caller, reach.chain, reach.visible_children())
-        return RecallAnswer(results=results, parent=parent, children=children, degraded=degraded,
-                            abstain=self._abstain(request, results, best), strategy=strategy)
+        return RecallAnswer(
+            results=results,
+            parent=parent,
+            children=children,
+            degraded=degraded,
+            abstain=self._abstain(request, results, best),
+            strategy=strategy,
+        )
 
     def _capped(self, scope: list[str]) -> tuple[list[str], list[str]]:
         if len(scope) <= self.subtree_cap:
             return scope, []
         return scope[: self.subtree_cap], [f"subtree:capped_at_{self.subtree_cap}_memories"]
 
-    async def _current(self, request: RecallRequest, scope: list[str], dnf: Any) -> tuple[list[Fused], float | None, str]:
+    async def _current(
+        self, request: RecallRequest, scope: list[str], dnf: Any
+    ) -> tuple[list[Fused], float | None, str]:
         k = max(request.limit * 2, 20)
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
         strategy = "fields"
@@ -125,8 +156,9 @@ class RecallService:
         best = max((h.similarity for h in fused if h.similarity is not None), default=None)
         return fused, best, strategy
 
-    async def _history(self, request: RecallRequest, scope: list[str], dnf: Any,
-                       instant: int | None) -> tuple[list[Fused], float | None, str]:
+    async def _history(
+        self, request: RecallRequest, scope: list[str], dnf: Any, instant: int | None
+    ) -> tuple[list[Fused], float | None, str]:
         at = instant if instant is not None else ids.now_ms() + 1
         rows = await self.store.versions(scope, at, request.include == "all", dnf, HISTORY_CAP)
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
@@ -143,15 +175,28 @@ class RecallService:
         best = max((h.similarity for h in fused if h.similarity is not None), default=None)
         return fused, best, "history_scan"
 
-    async def _hydrate(self, caller: Caller, ranked: list[Fused], instant: int | None) -> list[
-            tuple[ReadRecord, dict[str, str], float | None, list[str]]]:
+    async def _hydrate(
+        self, caller: Caller, ranked: list[Fused], instant: int | None
+    ) -> list[tuple[ReadRecord, dict[str, str], float | None, list[str]]]:
         versions = await self._versions([h.record_id for h in ranked], instant)
-        reads = await self.records.references.for_reads(caller, [versions[h.record_id] for h in ranked
-                                                                 if h.record_id in versions])
+        reads = await self.records.references.for_reads(
+            caller, [versions[h.record_id] for h in ranked if h.record_id in versions]
+        )
         by_id = {r.version.record_id: r for r in reads}
-        names = {v.node.id: v.node.name for v in await self.tree.views(caller, sorted({h.memory_id for h in ranked}))}
-        return [(by_id[h.record_id], {"id": h.memory_id, "name": names.get(h.memory_id, "")}, round(h.score, 6),
-                 h.why) for h in ranked if h.record_id in by_id]
+        names = {
+            v.node.id: v.node.name
+            for v in await self.tree.views(caller, sorted({h.memory_id for h in ranked}))
+        }
+        return [
+            (
+                by_id[h.record_id],
+                {"id": h.memory_id, "name": names.get(h.memory_id, "")},
+                round(h.score, 6),
+                h.why,
+            )
+            for h in ranked
+            if h.record_id in by_id
+        ]
 
     async def _versions(self, record_ids: list[str], instant: int | None) -> dict[str, RecordVersion]:
         if instant is None:
@@ -164,8 +209,9 @@ class RecallService:
                 found[record_id] = version
         return found
 
-    async def _neighbours(self, caller: Caller, chain: list[str],
-                          children: list[str]) -> tuple[MemoryView | None, list[MemoryView]]:
+    async def _neighbours(
+        self, caller: Caller, chain: list[str], children: list[str]
+    ) -> tuple[MemoryView | None, list[MemoryView]]:
         parent_id = chain[-1] if chain else None
         views = await self.tree.views(caller, ([parent_id] if parent_id else []) + children)
         readable = {v.node.id: v for v in views if "read" in v.privileges}
@@ -182,7 +228,7 @@ class RecallService:
 
 def _word_ranking(rows: list[VersionHit], text: str) -> list[tuple[str, str, float | None]]:
     words = [w.lower() for w in text.split() if w.strip()]
-    scored = []
+    scored: list[tuple[str, str, float | None]] = []
     for row in rows:
         haystack = row.text.lower()
         matched = sum(1 for w in words if w in haystack)

@@ -40,12 +40,24 @@ class RecordService:
         content = await self.files.complete(caller, rules.normalise_content(body.get("content"), title=title))
         stated = rules.normalise_time(body.get("time"))
         version = RecordVersion(
-            record_id=ids.new_id(ids.RECORD), memory_id=memory_id, type=rules.normalise_type(body.get("type")),
-            title=title, content=content, attributes=rules.normalise_attributes(body.get("attributes")),
+            record_id=ids.new_id(ids.RECORD),
+            memory_id=memory_id,
+            type=rules.normalise_type(body.get("type")),
+            title=title,
+            content=content,
+            attributes=rules.normalise_attributes(body.get("attributes")),
             references=await self.references.for_write(rules.normalise_references(body.get("references"))),
-            version=1, status="active", supersedes=None, valid_from=stated["valid_from"],
-            valid_to=stated["valid_to"], written_at=ids.now_ms(), invalidated_at=None, superseded_at=None,
-            forgotten_at=None, writer=writer_of(caller), follows=self._follows(caller, body),
+            version=1,
+            status="active",
+            supersedes=None,
+            valid_from=stated["valid_from"],
+            valid_to=stated["valid_to"],
+            written_at=ids.now_ms(),
+            invalidated_at=None,
+            superseded_at=None,
+            forgotten_at=None,
+            writer=writer_of(caller),
+            follows=self._follows(caller, body),
         )
         words = rules.words_of(title, content)
         if not await self.records.create(version, words, await self._embedding(words)):
@@ -88,28 +100,42 @@ class RecordService:
         stored = await self._stored(caller, memory_id, record_id, "read")
         return [await self._as_read(caller, v) for v in stored.versions]
 
-    async def list(self, caller: Caller, memory_id: str, *, kind: str | None, include: str, as_of: str | None,
-                   cursor: str | None, limit: int) -> tuple[list[ReadRecord], str | None]:
+    async def page(
+        self,
+        caller: Caller,
+        memory_id: str,
+        *,
+        kind: str | None,
+        include: str,
+        as_of: str | None,
+        cursor: str | None,
+        limit: int,
+    ) -> tuple[list[ReadRecord], str | None]:
         """One page of the memory's records; forgotten ones only with include=all."""
         await self.tree.require(caller, memory_id, "read")
         if include not in ("active", "all"):
             raise MemoryInvalidError("include is active or all.", param="include")
         start = decode_cursor(cursor)
         instant = await self.instant(caller, as_of)
-        page = await self.records.page(memory_id, kind=kind, as_of=instant, include_all=include == "all",
-                                       skip=start, limit=limit + 1)
+        page = await self.records.page(
+            memory_id, kind=kind, as_of=instant, include_all=include == "all", skip=start, limit=limit + 1
+        )
         versions = [v.state_at(instant) for v in page[:limit]]
         reads = await self.references.for_reads(caller, versions)
         return reads, encode_cursor(start + limit) if len(page) > limit else None
 
-    async def revise(self, caller: Caller, memory_id: str, record_id: str, body: dict[str, Any]) -> ReadRecord:
+    async def revise(
+        self, caller: Caller, memory_id: str, record_id: str, body: dict[str, Any]
+    ) -> ReadRecord:
         """A new version built on the current one; retried when another revision lands first."""
         for _ in range(REVISE_ATTEMPTS):
             stored = await self._stored(caller, memory_id, record_id, "write")
             current = stored.latest()
             self._check_revisable(current)
             version, words = await self._next_version(caller, current, body)
-            if await self.records.revise(version, words, await self._embedding(words), stored.versions[0].written_at):
+            if await self.records.revise(
+                version, words, await self._embedding(words), stored.versions[0].written_at
+            ):
                 return await self._as_read(caller, version)
         raise UnavailableError("The record is being revised by others; try again.")
 
@@ -122,24 +148,41 @@ class RecordService:
         if current.status == "forgotten":
             raise MemoryInvalidError("A forgotten record cannot be revised.", param="record_id")
 
-    async def _next_version(self, caller: Caller, current: RecordVersion,
-                            body: dict[str, Any]) -> tuple[RecordVersion, str]:
+    async def _next_version(
+        self, caller: Caller, current: RecordVersion, body: dict[str, Any]
+    ) -> tuple[RecordVersion, str]:
         title = rules.normalise_title(body["title"]) if "title" in body else current.title
         content = current.content
         if "content" in body:
             content = await self.files.complete(caller, rules.normalise_content(body["content"], title=title))
-        stated = rules.normalise_time(body["time"]) if "time" in body else {
-            "valid_from": current.valid_from, "valid_to": current.valid_to}
-        attributes = rules.normalise_attributes(body["attributes"]) if "attributes" in body else current.attributes
+        stated = (
+            rules.normalise_time(body["time"])
+            if "time" in body
+            else {"valid_from": current.valid_from, "valid_to": current.valid_to}
+        )
+        attributes = (
+            rules.normalise_attributes(body["attributes"]) if "attributes" in body else current.attributes
+        )
         references = current.references
         if "references" in body:
             asked = await self.references.for_write(rules.normalise_references(body["references"]))
             references = await self.references.keep_unseen(caller, current.references, asked)
         version = replace(
-            current, title=title, content=content, attributes=attributes, references=references,
-            version=current.version + 1, status="active", supersedes=current.version,
-            valid_from=stated["valid_from"], valid_to=stated["valid_to"], written_at=ids.now_ms(),
-            invalidated_at=None, superseded_at=None, forgotten_at=None, writer=writer_of(caller),
+            current,
+            title=title,
+            content=content,
+            attributes=attributes,
+            references=references,
+            version=current.version + 1,
+            status="active",
+            supersedes=current.version,
+            valid_from=stated["valid_from"],
+            valid_to=stated["valid_to"],
+            written_at=ids.now_ms(),
+            invalidated_at=None,
+            superseded_at=None,
+            forgotten_at=None,
+            writer=writer_of(caller),
         )
         return version, rules.words_of(title, content)
 
@@ -181,5 +224,7 @@ class RecordService:
 
 def _follows_message(follows: dict[str, Any]) -> str:
     where = follows.get("name") or follows.get("id") or "its source"
-    return (f"This record follows the {follows.get('kind', 'source')} '{where}'; change it there, "
-            "and the record follows.")
+    return (
+        f"This record follows the {follows.get('kind', 'source')} '{where}'; change it there, "
+        "and the record follows."
+    )

@@ -26,8 +26,9 @@ class ReferenceResolver:
         for i, ref in enumerate(refs):
             memory_id = located.get(ref["record_id"])
             if memory_id is None:
-                raise MemoryInvalidError("A reference names a record that does not exist.",
-                                         param=f"references.{i}.record_id")
+                raise MemoryInvalidError(
+                    "A reference names a record that does not exist.", param=f"references.{i}.record_id"
+                )
             resolved.append({"rel": ref["rel"], "memory_id": memory_id, "record_id": ref["record_id"]})
         return resolved
 
@@ -42,12 +43,17 @@ class ReferenceResolver:
         """Each version with references a reader may follow, and bare unavailable ids for the rest."""
         targets = {r["memory_id"] for v in versions for r in v.references}
         readable = await self.readable(caller, targets)
-        return [ReadRecord(version=v, references=[_shown(r, readable) for r in v.references]) for v in versions]
+        return [
+            ReadRecord(version=v, references=[_shown(r, readable) for r in v.references]) for v in versions
+        ]
 
-    async def keep_unseen(self, caller: Caller, old: list[dict[str, Any]],
-                          asked: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    async def keep_unseen(
+        self, caller: Caller, old: list[dict[str, Any]], asked: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
         """A reviser cannot restate or remove a reference it was shown as unavailable: those stay."""
-        readable = await self.readable(caller, {r["memory_id"] for r in old} | {r["memory_id"] for r in asked})
+        readable = await self.readable(
+            caller, {r["memory_id"] for r in old} | {r["memory_id"] for r in asked}
+        )
         unseen = [r for r in old if r["memory_id"] not in readable]
         unseen_keys = {(r["rel"], r["record_id"]) for r in unseen}
         kept = [r for r in asked if (r["rel"], r["record_id"]) not in unseen_keys]
@@ -60,5 +66,10 @@ class ReferenceResolver:
 
 def _shown(ref: dict[str, Any], readable: set[str]) -> dict[str, Any]:
     if ref["memory_id"] in readable:
-        return {"rel": ref["rel"], "memory_id": ref["memory_id"], "record_id": ref["record_id"], "available": True}
+        return {
+            "rel": ref["rel"],
+            "memory_id": ref["memory_id"],
+            "record_id": ref["record_id"],
+            "available": True,
+        }
     return {"record_id": ref["record_id"], "available": False}

@@ -13,8 +13,14 @@ from provider.store.records import Neo4jRecordStore
 
 def snapshot_json(row: dict[str, Any]) -> dict[str, Any]:
     """`MemorySnapshot`."""
-    return {"id": row["id"], "object": "memory.snapshot", "memory_id": row["memory_id"], "name": row["name"],
-            "message": row["message"] or "", "at": ids.iso(row["at"])}
+    return {
+        "id": row["id"],
+        "object": "memory.snapshot",
+        "memory_id": row["memory_id"],
+        "name": row["name"],
+        "message": row["message"] or "",
+        "at": ids.iso(row["at"]),
+    }
 
 
 class SnapshotService:
@@ -29,14 +35,18 @@ class SnapshotService:
         await self.tree.require(caller, memory_id, "write")
         if not isinstance(name, str) or not name.strip() or len(name) > 300:
             raise MemoryInvalidError("A snapshot needs a name of at most 300 characters.", param="name")
-        row = await self.records.create_snapshot(id=ids.new_id(ids.SNAPSHOT), memory_id=memory_id, name=name,
-                                                 message=message if isinstance(message, str) else "",
-                                                 at=ids.now_ms())
+        row = await self.records.create_snapshot(
+            id=ids.new_id(ids.SNAPSHOT),
+            memory_id=memory_id,
+            name=name,
+            message=message if isinstance(message, str) else "",
+            at=ids.now_ms(),
+        )
         if row is None:
             raise MemoryNotFoundError("No memory with that id exists.", param="memory_id")
         return snapshot_json(row)
 
-    async def list(self, caller: Caller, memory_id: str) -> list[dict[str, Any]]:
+    async def listing(self, caller: Caller, memory_id: str) -> list[dict[str, Any]]:
         """Oldest first."""
         await self.tree.require(caller, memory_id, "read")
         return [snapshot_json(r) for r in await self.records.snapshots(memory_id)]

@@ -103,10 +103,16 @@ class TreeService:
         if provider is not None and provider != self.default_provider:
             raise MemoryInvalidError("No connected provider has that id.", param="provider")
         created = await self.memories.create(
-            id=ids.new_id(ids.MEMORY), name=body["name"], description=body.get("description") or "",
-            parent_id=parent_id, restricted=bool(body.get("restricted", False)), provider=provider,
-            default_provider=self.default_provider, grant_id=ids.new_id(ids.GRANT),
-            creator=caller.principal, now=ids.now_ms(),
+            id=ids.new_id(ids.MEMORY),
+            name=body["name"],
+            description=body.get("description") or "",
+            parent_id=parent_id,
+            restricted=bool(body.get("restricted", False)),
+            provider=provider,
+            default_provider=self.default_provider,
+            grant_id=ids.new_id(ids.GRANT),
+            creator=caller.principal,
+            now=ids.now_ms(),
         )
         if created is None:
             raise MemoryNotFoundError("No memory with that id exists.", param="parent_id")
@@ -115,13 +121,20 @@ class TreeService:
     async def update(self, caller: Caller, memory_id: str, changes: MemoryChanges) -> MemoryView:
         """Rename and describe need write; restrict and move need delete (and create on the new parent)."""
         view = await self.require(caller, memory_id, "write")
-        structural = changes.move or (changes.restricted is not None and changes.restricted != view.node.restricted)
+        structural = changes.move or (
+            changes.restricted is not None and changes.restricted != view.node.restricted
+        )
         if structural:
             await self.require(caller, memory_id, "delete")
         if changes.move and changes.parent_id != view.node.parent_id:
             await self._move(caller, memory_id, changes.parent_id)
-        await self.memories.update(memory_id, name=changes.name, description=changes.description,
-                                   restricted=changes.restricted, now=ids.now_ms())
+        await self.memories.update(
+            memory_id,
+            name=changes.name,
+            description=changes.description,
+            restricted=changes.restricted,
+            now=ids.now_ms(),
+        )
         return await self.view(caller, memory_id)
 
     async def _move(self, caller: Caller, memory_id: str, parent_id: str | None) -> None:
@@ -143,14 +156,17 @@ class TreeService:
         entries = sorted(access.entry_points(facts), key=lambda m: (depth[m], names.get(m) or "", m))
         return await self._page(caller, entries, cursor, limit)
 
-    async def list_children(self, caller: Caller, parent_id: str, cursor: str | None, limit: int) -> Page[MemoryView]:
+    async def list_children(
+        self, caller: Caller, parent_id: str, cursor: str | None, limit: int
+    ) -> Page[MemoryView]:
         """Direct children the caller may see, of a memory it may see."""
         facts, names = await self._reach_named(caller, parent_id, depth=1)
         visible = sorted(facts.visible_children(), key=lambda m: (names.get(m) or "", m))
         return await self._page(caller, visible, cursor, limit)
 
-    async def list_descendants(self, caller: Caller, ancestor_id: str, cursor: str | None,
-                               limit: int) -> Page[MemoryView]:
+    async def list_descendants(
+        self, caller: Caller, ancestor_id: str, cursor: str | None, limit: int
+    ) -> Page[MemoryView]:
         """Every descendant the caller may read."""
         facts, _ = await self._reach_named(caller, ancestor_id, depth=None)
         readable = [m for m in facts.readable_scope() if m != ancestor_id]
@@ -167,15 +183,17 @@ class TreeService:
         reach, _ = await self._reach_named(caller, memory_id, depth=depth)
         return reach
 
-    async def _reach_named(self, caller: Caller, memory_id: str,
-                           depth: int | None) -> tuple[access.Reach, dict[str, str]]:
+    async def _reach_named(
+        self, caller: Caller, memory_id: str, depth: int | None
+    ) -> tuple[access.Reach, dict[str, str]]:
         facts = await self.memories.reach(caller.member_id, memory_id, depth)
         reach = access.reach(memory_id, facts.chain, facts.below) if facts else None
         if facts is None or reach is None or not reach.visible:
             raise MemoryNotFoundError("No memory with that id exists.", param="memory_id")
         return reach, facts.names
 
-    async def _page(self, caller: Caller, memory_ids: list[str], cursor: str | None,
-                    limit: int) -> Page[MemoryView]:
+    async def _page(
+        self, caller: Caller, memory_ids: list[str], cursor: str | None, limit: int
+    ) -> Page[MemoryView]:
         page, next_cursor = paginate(memory_ids, cursor, limit)
         return Page(items=await self.views(caller, page), next_cursor=next_cursor)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import LiteralString, cast
+from typing import LiteralString
 
 CYPHER_DIR = Path(__file__).resolve().parent.parent.parent / "cypher"
 
@@ -20,7 +20,7 @@ def statement(name: str) -> LiteralString:
         text = _all_statements()[name]
     except KeyError as e:
         raise LookupError(f"no Cypher statement named {name!r} in {CYPHER_DIR.name}/") from e
-    return cast(LiteralString, text)
+    return text
 
 
 def names() -> list[str]:

@@ -18,5 +18,5 @@ class Neo4jFileStore:
         return (await self.store.write("file_create", **fields))[0]
 
     async def get_many(self, file_ids: list[str]) -> dict[str, Row]:
-        """id → metadata for the ids that exist."""
+        """Id → metadata for the ids that exist."""
         return {r["id"]: r for r in await self.store.read("file_get_many", ids=file_ids)}

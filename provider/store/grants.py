@@ -7,8 +7,13 @@ from provider.store.driver import Neo4jStore, Row
 
 
 def _grant(row: Row) -> Grant:
-    return Grant(id=row["id"], memory_id=row["memory_id"], principal=row["principal"],
-                 privileges=frozenset(row["privileges"]), implicit=bool(row.get("implicit", False)))
+    return Grant(
+        id=row["id"],
+        memory_id=row["memory_id"],
+        principal=row["principal"],
+        privileges=frozenset(row["privileges"]),
+        implicit=bool(row.get("implicit", False)),
+    )
 
 
 class Neo4jGrantStore:
@@ -21,16 +26,29 @@ class Neo4jGrantStore:
         """The chain from the memory up, nearest first: (node id, restricted, grants sitting on it)."""
         rows = await self.store.read("grant_list", memory_id=memory_id)
         return [
-            (r["memory_id"], r["restricted"],
-             [_grant({**g, "memory_id": r["memory_id"]})
-              for g in sorted(r["grants"], key=lambda g: (g["created_at"] or 0, g["id"]))])
+            (
+                r["memory_id"],
+                r["restricted"],
+                [
+                    _grant({**g, "memory_id": r["memory_id"]})
+                    for g in sorted(r["grants"], key=lambda g: (g["created_at"] or 0, g["id"]))
+                ],
+            )
             for r in rows
         ]
 
-    async def put(self, memory_id: str, principal: str, privileges: list[str], grant_id: str, now: int) -> Grant:
+    async def put(
+        self, memory_id: str, principal: str, privileges: list[str], grant_id: str, now: int
+    ) -> Grant:
         """Creates or replaces the principal's grant on the memory."""
-        rows = await self.store.write("grant_put", memory_id=memory_id, principal=principal,
-                                      privileges=privileges, grant_id=grant_id, now=now)
+        rows = await self.store.write(
+            "grant_put",
+            memory_id=memory_id,
+            principal=principal,
+            privileges=privileges,
+            grant_id=grant_id,
+            now=now,
+        )
         return _grant(rows[0])
 
     async def get(self, memory_id: str, grant_id: str) -> Row | None:

@@ -11,13 +11,15 @@ class Neo4jGraphStore:
     def __init__(self, store: Neo4jStore):
         self.store = store
 
-    async def nodes(self, scope: list[str], around: str | None, hops: int, types: list[str] | None,
-                    limit: int) -> list[Row]:
+    async def nodes(
+        self, scope: list[str], around: str | None, hops: int, types: list[str] | None, limit: int
+    ) -> list[Row]:
         """Node ids (and their memories), nearest first."""
         if around is None:
             return await self.store.read("graph_all", scope=scope, types=types, limit=limit)
-        return await self.store.read("graph_around", around=around, hops=hops, scope=scope, types=types,
-                                     limit=limit)
+        return await self.store.read(
+            "graph_around", around=around, hops=hops, scope=scope, types=types, limit=limit
+        )
 
     async def edges(self, record_ids: list[str]) -> list[Row]:
         """The references these records hold."""

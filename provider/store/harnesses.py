@@ -13,7 +13,9 @@ class Neo4jHarnessStore:
 
     async def create(self, harness_id: str, name: str, member_id: str, now: int) -> Row | None:
         """None when the member is unknown."""
-        rows = await self.store.write("harness_create", id=harness_id, name=name, member_id=member_id, now=now)
+        rows = await self.store.write(
+            "harness_create", id=harness_id, name=name, member_id=member_id, now=now
+        )
         return rows[0] if rows else None
 
     async def get(self, harness_id: str) -> Row | None:
@@ -23,5 +25,6 @@ class Neo4jHarnessStore:
 
     async def update(self, harness_id: str, default_memory_id: str | None, observe: bool) -> None:
         """Stores the settings."""
-        await self.store.write("harness_update", id=harness_id, default_memory_id=default_memory_id,
-                               observe=observe)
+        await self.store.write(
+            "harness_update", id=harness_id, default_memory_id=default_memory_id, observe=observe
+        )

@@ -34,13 +34,23 @@ class ReachFacts:
 def _chain(row: Row) -> list[NodeFacts]:
     above = row["above"]
     chain = [
-        NodeFacts(id=a["id"], parent_id=a["parent_id"], restricted=a["restricted"],
-                  granted=_granted(a["grants"]), depth=i)
+        NodeFacts(
+            id=a["id"],
+            parent_id=a["parent_id"],
+            restricted=a["restricted"],
+            granted=_granted(a["grants"]),
+            depth=i,
+        )
         for i, a in enumerate(above)
     ]
     chain.append(
-        NodeFacts(id=row["id"], parent_id=row["parent_id"], restricted=row["restricted"],
-                  granted=_granted(row["grants"]), depth=len(above))
+        NodeFacts(
+            id=row["id"],
+            parent_id=row["parent_id"],
+            restricted=row["restricted"],
+            granted=_granted(row["grants"]),
+            depth=len(above),
+        )
     )
     return chain
 
@@ -49,14 +59,25 @@ def _memory_facts(row: Row) -> MemoryFacts:
     chain = _chain(row)
     depth = chain[-1].depth + 1
     children = [
-        NodeFacts(id=c["id"], parent_id=row["id"], restricted=c["restricted"], granted=_granted(c["grants"]),
-                  depth=depth)
+        NodeFacts(
+            id=c["id"],
+            parent_id=row["id"],
+            restricted=c["restricted"],
+            granted=_granted(c["grants"]),
+            depth=depth,
+        )
         for c in row["children"]
     ]
     node = MemoryNode(
-        id=row["id"], name=row["name"], description=row["description"] or "", parent_id=row["parent_id"],
-        restricted=row["restricted"], provider=row["provider"], created_at=row["created_at"],
-        updated_at=row["updated_at"], record_count=row["record_count"],
+        id=row["id"],
+        name=row["name"],
+        description=row["description"] or "",
+        parent_id=row["parent_id"],
+        restricted=row["restricted"],
+        provider=row["provider"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        record_count=row["record_count"],
     )
     return MemoryFacts(node=node, chain=chain, children=children)
 
@@ -81,8 +102,13 @@ class Neo4jMemoryStore:
         chain = _chain(row)
         base = chain[-1].depth
         below = [
-            NodeFacts(id=d["id"], parent_id=d["parent_id"], restricted=d["restricted"],
-                      granted=_granted(d["grants"]), depth=base + d["dist"])
+            NodeFacts(
+                id=d["id"],
+                parent_id=d["parent_id"],
+                restricted=d["restricted"],
+                granted=_granted(d["grants"]),
+                depth=base + d["dist"],
+            )
             for d in row["below"]
         ]
         return ReachFacts(chain=chain, below=below, names={d["id"]: d["name"] for d in row["below"]})
@@ -91,8 +117,13 @@ class Neo4jMemoryStore:
         """Every node the caller holds a grant on, with their chains, and the nodes' names."""
         rows = await self.store.read("memory_granted_facts", member_id=member_id)
         facts = [
-            NodeFacts(id=r["id"], parent_id=r["parent_id"], restricted=r["restricted"],
-                      granted=_granted(r["grants"]), depth=r["depth"])
+            NodeFacts(
+                id=r["id"],
+                parent_id=r["parent_id"],
+                restricted=r["restricted"],
+                granted=_granted(r["grants"]),
+                depth=r["depth"],
+            )
             for r in rows
         ]
         return facts, {r["id"]: r["name"] for r in rows}
@@ -102,11 +133,13 @@ class Neo4jMemoryStore:
         rows = await self.store.write("memory_create", **fields)
         return rows[0] if rows else None
 
-    async def update(self, memory_id: str, *, name: str | None, description: str | None,
-                     restricted: bool | None, now: int) -> None:
+    async def update(
+        self, memory_id: str, *, name: str | None, description: str | None, restricted: bool | None, now: int
+    ) -> None:
         """Changes the fields given."""
-        await self.store.write("memory_update", id=memory_id, name=name, description=description,
-                               restricted=restricted, now=now)
+        await self.store.write(
+            "memory_update", id=memory_id, name=name, description=description, restricted=restricted, now=now
+        )
 
     async def move(self, memory_id: str, parent_id: str | None, now: int) -> bool:
         """False when the move would make a cycle."""

@@ -25,7 +25,9 @@ class Neo4jPrincipalStore:
 
     async def add_key(self, member_id: str, key_hash: str, *, server: bool, now: int) -> bool:
         """Stores a key's hash for a member; False when the member is unknown."""
-        rows = await self.store.write("api_key_create", member_id=member_id, hash=key_hash, server=server, now=now)
+        rows = await self.store.write(
+            "api_key_create", member_id=member_id, hash=key_hash, server=server, now=now
+        )
         return bool(rows)
 
     async def resolve_key(self, key_hash: str) -> dict[str, Any] | None:

@@ -20,8 +20,10 @@ Hit = tuple[str, str, float | None]
 
 
 def lucene_terms(text: str) -> list[str]:
-    """The user's words, each quoted and escaped, so no Lucene syntax in input (AND, *, quotes,
-    brackets) can change the query; a word with no letter or digit is dropped."""
+    """The user's words, each quoted and escaped, so no Lucene syntax in input can change the query.
+
+    AND, *, quotes and brackets become plain words; a word with no letter or digit is dropped.
+    """
     escaped = [LUCENE_SPECIAL.sub(r"\\\1", word) for word in text.split() if WORD.search(word)]
     return ['"' + word + '"' for word in escaped[:64]]
 
@@ -65,8 +67,9 @@ class Neo4jRecallStore:
             return await self._exact(scope, vector, dnf, k), "exact"
         fetch = min(INDEX_FETCH_MAX, max(k * 4, k * 2 * size["total"] // max(size["in_scope"], 1)))
         while True:
-            rows = await self.store.read("recall_vector_index", scope=scope, vector=vector, dnf=dnf,
-                                         fetch=fetch, k=k)
+            rows = await self.store.read(
+                "recall_vector_index", scope=scope, vector=vector, dnf=dnf, fetch=fetch, k=k
+            )
             seen = rows[0]["seen"] if rows else fetch
             if len(rows) >= k or seen < fetch:
                 return [(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows], "index"
@@ -84,8 +87,9 @@ class Neo4jRecallStore:
         if not terms:
             return []
         fetch = k if len(scope) <= SCOPE_CLAUSE_MAX else min(INDEX_FETCH_MAX, k * 20)
-        rows = await self.store.read("recall_text", lucene=lucene_query(terms, scope), scope=scope, dnf=dnf,
-                                     fetch=fetch, k=k)
+        rows = await self.store.read(
+            "recall_text", lucene=lucene_query(terms, scope), scope=scope, dnf=dnf, fetch=fetch, k=k
+        )
         return [(r["id"], r["memory_id"], r["score"]) for r in rows]
 
     async def fields(self, scope: list[str], dnf: Any, k: int) -> list[Hit]:
@@ -93,13 +97,23 @@ class Neo4jRecallStore:
         rows = await self.store.read("recall_filter", scope=scope, dnf=dnf, k=k)
         return [(r["id"], r["memory_id"], None) for r in rows]
 
-    async def versions(self, scope: list[str], as_of: int, include_all: bool, dnf: Any, cap: int) -> list[VersionHit]:
+    async def versions(
+        self, scope: list[str], as_of: int, include_all: bool, dnf: Any, cap: int
+    ) -> list[VersionHit]:
         """Versions current at the instant, for exact scoring of history reads."""
-        rows = await self.store.read("recall_versions", scope=scope, as_of=as_of, include_all=include_all,
-                                     dnf=dnf, cap=cap)
-        return [VersionHit(record_id=r["id"], memory_id=r["memory_id"],
-                           text=r["text"] or "",
-                           embedding=r["embedding"], written_at=r["written_at"]) for r in rows]
+        rows = await self.store.read(
+            "recall_versions", scope=scope, as_of=as_of, include_all=include_all, dnf=dnf, cap=cap
+        )
+        return [
+            VersionHit(
+                record_id=r["id"],
+                memory_id=r["memory_id"],
+                text=r["text"] or "",
+                embedding=r["embedding"],
+                written_at=r["written_at"],
+            )
+            for r in rows
+        ]
 
     async def current(self, record_ids: list[str]) -> dict[str, RecordVersion]:
         """Current versions by id."""

@@ -1,5 +1,7 @@
-"""Records in Neo4j: a Record node per id (current state, search projection) and a RecordVersion
-node per version, REFERENCES edges between Records for the current version's references."""
+"""Records in Neo4j: a Record node per id, a RecordVersion node per version, REFERENCES between Records.
+
+The Record node holds the current state and, while active, the search projection the indexes read.
+"""
 
 from __future__ import annotations
 
@@ -20,11 +22,13 @@ def flatten_attributes(attributes: dict[str, Any], prefix: str = ATTRIBUTE_PREFI
         name = f"{prefix}{key}"
         if isinstance(value, dict):
             flat.update(flatten_attributes(value, f"{name}."))
-        elif isinstance(value, str | int | float | bool):
-            flat[name] = value
-        elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        elif isinstance(value, str | int | float | bool) or _string_list(value):
             flat[name] = value
     return flat
+
+
+def _string_list(value: object) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
 
 
 def _instant_ms(raw: str | None) -> int | None:
@@ -34,28 +38,55 @@ def _instant_ms(raw: str | None) -> int | None:
 def version_properties(v: RecordVersion, words: str, embedding: list[float] | None = None) -> dict[str, Any]:
     """A RecordVersion node's properties: JSON for nested shapes, plain values for what analysts query."""
     return {
-        "record_id": v.record_id, "memory_id": v.memory_id, "type": v.type, "title": v.title,
-        "text": words, "content_json": json.dumps(v.content), "attributes_json": json.dumps(v.attributes),
-        "references_json": json.dumps(v.references), "version": v.version, "status": v.status,
-        "supersedes": v.supersedes, "valid_from": v.valid_from, "valid_to": v.valid_to,
-        "written_at": v.written_at, "invalidated_at": v.invalidated_at, "superseded_at": v.superseded_at,
-        "forgotten_at": v.forgotten_at, "writer_kind": v.writer.kind, "writer_id": v.writer.id,
-        "writer_type": v.writer.type, "writer_on_behalf_of": v.writer.on_behalf_of,
+        "record_id": v.record_id,
+        "memory_id": v.memory_id,
+        "type": v.type,
+        "title": v.title,
+        "text": words,
+        "content_json": json.dumps(v.content),
+        "attributes_json": json.dumps(v.attributes),
+        "references_json": json.dumps(v.references),
+        "version": v.version,
+        "status": v.status,
+        "supersedes": v.supersedes,
+        "valid_from": v.valid_from,
+        "valid_to": v.valid_to,
+        "written_at": v.written_at,
+        "invalidated_at": v.invalidated_at,
+        "superseded_at": v.superseded_at,
+        "forgotten_at": v.forgotten_at,
+        "writer_kind": v.writer.kind,
+        "writer_id": v.writer.id,
+        "writer_type": v.writer.type,
+        "writer_on_behalf_of": v.writer.on_behalf_of,
         "writer_consolidation_id": v.writer.consolidation_id,
         "follows_json": json.dumps(v.follows) if v.follows else None,
-        "valid_from_ms": _instant_ms(v.valid_from), "valid_to_ms": _instant_ms(v.valid_to),
+        "valid_from_ms": _instant_ms(v.valid_from),
+        "valid_to_ms": _instant_ms(v.valid_to),
         "embedding": embedding,
         **flatten_attributes(v.attributes),
     }
 
 
-def record_properties(v: RecordVersion, words: str, embedding: list[float] | None, created_at: int) -> dict[str, Any]:
+def record_properties(
+    v: RecordVersion, words: str, embedding: list[float] | None, created_at: int
+) -> dict[str, Any]:
     """The Record node: identity, current state, and the search projection while it is active."""
     props: dict[str, Any] = {
-        "id": v.record_id, "memory_id": v.memory_id, "type": v.type, "title": v.title, "text": words,
-        "status": v.status, "version": v.version, "created_at": created_at, "updated_at": v.written_at,
-        "valid_from": v.valid_from, "valid_to": v.valid_to, "written_at": v.written_at,
-        "valid_from_ms": _instant_ms(v.valid_from), "valid_to_ms": _instant_ms(v.valid_to),
+        "id": v.record_id,
+        "memory_id": v.memory_id,
+        "type": v.type,
+        "title": v.title,
+        "text": words,
+        "status": v.status,
+        "version": v.version,
+        "created_at": created_at,
+        "updated_at": v.written_at,
+        "valid_from": v.valid_from,
+        "valid_to": v.valid_to,
+        "written_at": v.written_at,
+        "valid_from_ms": _instant_ms(v.valid_from),
+        "valid_to_ms": _instant_ms(v.valid_to),
         "follows_json": json.dumps(v.follows) if v.follows else None,
         **flatten_attributes(v.attributes),
     }
@@ -69,15 +100,29 @@ def record_properties(v: RecordVersion, words: str, embedding: list[float] | Non
 def version_from(row: dict[str, Any]) -> RecordVersion:
     """Back from node properties to the domain version."""
     return RecordVersion(
-        record_id=row["record_id"], memory_id=row["memory_id"], type=row["type"], title=row.get("title"),
-        content=json.loads(row["content_json"]), attributes=json.loads(row["attributes_json"]),
-        references=json.loads(row["references_json"]), version=row["version"], status=row["status"],
-        supersedes=row.get("supersedes"), valid_from=row.get("valid_from"), valid_to=row.get("valid_to"),
-        written_at=row["written_at"], invalidated_at=row.get("invalidated_at"),
-        superseded_at=row.get("superseded_at"), forgotten_at=row.get("forgotten_at"),
-        writer=Writer(kind=row["writer_kind"], id=row["writer_id"], type=row.get("writer_type"),
-                      on_behalf_of=row.get("writer_on_behalf_of"),
-                      consolidation_id=row.get("writer_consolidation_id")),
+        record_id=row["record_id"],
+        memory_id=row["memory_id"],
+        type=row["type"],
+        title=row.get("title"),
+        content=json.loads(row["content_json"]),
+        attributes=json.loads(row["attributes_json"]),
+        references=json.loads(row["references_json"]),
+        version=row["version"],
+        status=row["status"],
+        supersedes=row.get("supersedes"),
+        valid_from=row.get("valid_from"),
+        valid_to=row.get("valid_to"),
+        written_at=row["written_at"],
+        invalidated_at=row.get("invalidated_at"),
+        superseded_at=row.get("superseded_at"),
+        forgotten_at=row.get("forgotten_at"),
+        writer=Writer(
+            kind=row["writer_kind"],
+            id=row["writer_id"],
+            type=row.get("writer_type"),
+            on_behalf_of=row.get("writer_on_behalf_of"),
+            consolidation_id=row.get("writer_consolidation_id"),
+        ),
         follows=json.loads(row["follows_json"]) if row.get("follows_json") else None,
     )
 
@@ -95,9 +140,11 @@ class Neo4jRecordStore:
     async def create(self, version: RecordVersion, words: str, embedding: list[float] | None) -> bool:
         """False when the memory vanished."""
         rows = await self.store.write(
-            "record_create", memory_id=version.memory_id,
+            "record_create",
+            memory_id=version.memory_id,
             record=record_properties(version, words, embedding, version.written_at),
-            version=version_properties(version, words, embedding), references=_edges(version.references),
+            version=version_properties(version, words, embedding),
+            references=_edges(version.references),
         )
         return bool(rows)
 
@@ -107,29 +154,46 @@ class Neo4jRecordStore:
         if not rows:
             return None
         row = rows[0]
-        return StoredRecord(id=row["id"], memory_id=row["memory_id"], current=row["current"],
-                            versions=[version_from(v) for v in row["versions"]])
+        return StoredRecord(
+            id=row["id"],
+            memory_id=row["memory_id"],
+            current=row["current"],
+            versions=[version_from(v) for v in row["versions"]],
+        )
 
-    async def page(self, memory_id: str, *, kind: str | None, as_of: int | None, include_all: bool,
-                   skip: int, limit: int) -> list[RecordVersion]:
+    async def page(
+        self, memory_id: str, *, kind: str | None, as_of: int | None, include_all: bool, skip: int, limit: int
+    ) -> list[RecordVersion]:
         """One page of versions live at the instant."""
-        rows = await self.store.read("record_list", memory_id=memory_id, type=kind, as_of=as_of,
-                                     include_all=include_all, skip=skip, limit=limit)
+        rows = await self.store.read(
+            "record_list",
+            memory_id=memory_id,
+            type=kind,
+            as_of=as_of,
+            include_all=include_all,
+            skip=skip,
+            limit=limit,
+        )
         return [version_from(r["version"]) for r in rows]
 
     async def locate(self, record_ids: list[str]) -> dict[str, str]:
-        """record id → memory id for the ids that exist."""
+        """Record id → memory id for the ids that exist."""
         rows = await self.store.read("record_locate", ids=record_ids)
         return {r["id"]: r["memory_id"] for r in rows}
 
-    async def revise(self, version: RecordVersion, words: str, embedding: list[float] | None,
-                     created_at: int) -> bool:
+    async def revise(
+        self, version: RecordVersion, words: str, embedding: list[float] | None, created_at: int
+    ) -> bool:
         """False when another revision got there first."""
         rows = await self.store.write(
-            "record_revise", id=version.record_id, memory_id=version.memory_id,
-            expected=version.supersedes, now=version.written_at,
+            "record_revise",
+            id=version.record_id,
+            memory_id=version.memory_id,
+            expected=version.supersedes,
+            now=version.written_at,
             record=record_properties(version, words, embedding, created_at),
-            version=version_properties(version, words, embedding), references=_edges(version.references),
+            version=version_properties(version, words, embedding),
+            references=_edges(version.references),
         )
         return bool(rows)
 

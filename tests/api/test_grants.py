@@ -30,10 +30,14 @@ def mem(client: TestClient) -> Iterator[Memories]:
     tracker.cleanup()
 
 
-def post_grant(client: TestClient, who: Member, memory_id: str, principal: object,
-               privileges: object) -> object:
-    return client.post(f"/v1/memories/{memory_id}/grants", json={"principal": principal, "privileges": privileges},
-                       headers=who.headers)
+def post_grant(
+    client: TestClient, who: Member, memory_id: str, principal: object, privileges: object
+) -> object:
+    return client.post(
+        f"/v1/memories/{memory_id}/grants",
+        json={"principal": principal, "privileges": privileges},
+        headers=who.headers,
+    )
 
 
 def test_a_grant_is_given_and_answered(mem: Memories, alice: Member, bob: Member) -> None:
@@ -47,8 +51,9 @@ def test_a_grant_is_given_and_answered(mem: Memories, alice: Member, bob: Member
     assert mem.privileges(bob, root["id"]) == ["read", "delete"]
 
 
-def test_the_listing_shows_the_creators_implicit_grant_and_the_others(mem: Memories, alice: Member,
-                                                                      bob: Member) -> None:
+def test_the_listing_shows_the_creators_implicit_grant_and_the_others(
+    mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     given = mem.grant(alice, root["id"], bob.principal, "read")
     grants = mem.grants(alice, root["id"])
@@ -97,8 +102,9 @@ def test_the_listing_leaves_out_grants_on_ancestors_the_caller_cannot_see(
     assert mine["id"] in {g["id"] for g in grants}
 
 
-def test_a_second_grant_for_the_same_principal_replaces_the_first(mem: Memories, alice: Member,
-                                                                  bob: Member) -> None:
+def test_a_second_grant_for_the_same_principal_replaces_the_first(
+    mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     child = mem.make(alice, "child", parent_id=root["id"])
     mem.grant(alice, root["id"], bob.principal, "read", "write")
@@ -109,12 +115,14 @@ def test_a_second_grant_for_the_same_principal_replaces_the_first(mem: Memories,
     mem.grant(alice, child["id"], bob.principal, "write")  # another node: a grant of its own
     on_child = [g for g in mem.grants(alice, child["id"]) if g["principal"] == bob.principal]
     assert {(g["memory_id"], tuple(g["privileges"])) for g in on_child} == {
-        (root["id"], ("read",)), (child["id"], ("write",))
+        (root["id"], ("read",)),
+        (child["id"], ("write",)),
     }
 
 
-def test_the_creators_own_explicit_grant_does_not_replace_the_implicit_one(mem: Memories,
-                                                                           alice: Member) -> None:
+def test_the_creators_own_explicit_grant_does_not_replace_the_implicit_one(
+    mem: Memories, alice: Member
+) -> None:
     root = mem.make(alice, "root")
     mem.grant(alice, root["id"], alice.principal, "read")
     assert mem.privileges(alice, root["id"]) == ALL
@@ -129,18 +137,21 @@ def test_principal_kinds_that_are_accepted(mem: Memories, alice: Member, princip
     assert named in {g["principal"] for g in mem.grants(alice, root["id"])}
 
 
-@pytest.mark.parametrize("principal", ["provider:p1", "team:x", "user:bob", "member", "member:", ":x", "",
-                                       "x.:y", "Member:x", 7])
-def test_principal_kinds_that_are_refused(client: TestClient, mem: Memories, alice: Member,
-                                          principal: object) -> None:
+@pytest.mark.parametrize(
+    "principal", ["provider:p1", "team:x", "user:bob", "member", "member:", ":x", "", "x.:y", "Member:x", 7]
+)
+def test_principal_kinds_that_are_refused(
+    client: TestClient, mem: Memories, alice: Member, principal: object
+) -> None:
     root = mem.make(alice, "root")
     invalid(post_grant(client, alice, root["id"], principal, ["read"]))
     assert len(mem.grants(alice, root["id"])) == 1
 
 
 @pytest.mark.parametrize("privileges", [["admin"], ["read", "own"], "read", [1], None])
-def test_privileges_outside_the_four_are_refused(client: TestClient, mem: Memories, alice: Member,
-                                                 bob: Member, privileges: object) -> None:
+def test_privileges_outside_the_four_are_refused(
+    client: TestClient, mem: Memories, alice: Member, bob: Member, privileges: object
+) -> None:
     root = mem.make(alice, "root")
     invalid(post_grant(client, alice, root["id"], bob.principal, privileges))
     assert mem.privileges(bob, root["id"]) is None
@@ -166,36 +177,48 @@ def test_changing_grants_needs_delete(client: TestClient, mem: Memories, alice: 
     assert carol_principal not in {g["principal"] for g in mem.grants(alice, root["id"])}
 
 
-def test_an_inherited_delete_is_enough_to_change_grants_below(mem: Memories, alice: Member,
-                                                              bob: Member) -> None:
+def test_an_inherited_delete_is_enough_to_change_grants_below(
+    mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     child = mem.make(alice, "child", parent_id=root["id"])
     mem.grant(alice, root["id"], bob.principal, "delete")
     mem.grant(bob, child["id"], f"member:{uuid.uuid4().hex}", "read")
 
 
-def test_removing_a_grant_takes_the_access_away(client: TestClient, mem: Memories, alice: Member,
-                                                bob: Member) -> None:
+def test_removing_a_grant_takes_the_access_away(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     child = mem.make(alice, "child", parent_id=root["id"])
     given = mem.grant(alice, root["id"], bob.principal, "read")
     assert mem.privileges(bob, child["id"]) == ["read"]
     ok(client.delete(f"/v1/memories/{root['id']}/grants/{given['id']}", headers=alice.headers))
     assert mem.privileges(bob, root["id"]) is None and mem.privileges(bob, child["id"]) is None
-    assert_error(client.delete(f"/v1/memories/{root['id']}/grants/{given['id']}", headers=alice.headers),
-                 404, "memory_grant_not_found")
+    assert_error(
+        client.delete(f"/v1/memories/{root['id']}/grants/{given['id']}", headers=alice.headers),
+        404,
+        "memory_grant_not_found",
+    )
 
 
-def test_a_grant_is_removed_only_through_the_node_it_sits_on(client: TestClient, mem: Memories,
-                                                             alice: Member, bob: Member) -> None:
+def test_a_grant_is_removed_only_through_the_node_it_sits_on(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     child = mem.make(alice, "child", parent_id=root["id"])
     given = mem.grant(alice, root["id"], bob.principal, "read")
-    assert_error(client.delete(f"/v1/memories/{child['id']}/grants/{given['id']}", headers=alice.headers),
-                 404, "memory_grant_not_found")
+    assert_error(
+        client.delete(f"/v1/memories/{child['id']}/grants/{given['id']}", headers=alice.headers),
+        404,
+        "memory_grant_not_found",
+    )
     assert mem.privileges(bob, root["id"]) == ["read"]
-    assert_error(client.delete(f"/v1/memories/{root['id']}/grants/hgrt_{uuid.uuid4().hex}",
-                               headers=alice.headers), 404, "memory_grant_not_found")
+    assert_error(
+        client.delete(f"/v1/memories/{root['id']}/grants/hgrt_{uuid.uuid4().hex}", headers=alice.headers),
+        404,
+        "memory_grant_not_found",
+    )
 
 
 def test_the_implicit_grant_cannot_be_removed(client: TestClient, mem: Memories, alice: Member) -> None:
@@ -205,8 +228,9 @@ def test_the_implicit_grant_cannot_be_removed(client: TestClient, mem: Memories,
     assert mem.privileges(alice, root["id"]) == ALL
 
 
-def test_group_grants_reach_members_through_nested_groups(admin: Admin, mem: Memories, alice: Member,
-                                                          bob: Member) -> None:
+def test_group_grants_reach_members_through_nested_groups(
+    admin: Admin, mem: Memories, alice: Member, bob: Member
+) -> None:
     team = admin.group(bob.id)
     department = admin.group(team)
     root = mem.make(alice, "root")
@@ -232,8 +256,9 @@ def test_grants_to_several_groups_add_up(admin: Admin, mem: Memories, alice: Mem
     assert mem.privileges(bob, root["id"]) == ["read", "write", "create"]
 
 
-def test_deleting_a_memory_removes_its_grants(client: TestClient, mem: Memories, alice: Member,
-                                              bob: Member) -> None:
+def test_deleting_a_memory_removes_its_grants(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     child = mem.make(alice, "child", parent_id=root["id"])
     mem.grant(alice, child["id"], bob.principal, "read")

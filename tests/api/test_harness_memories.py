@@ -26,8 +26,11 @@ def agent(admin: Admin) -> Member:
 
 
 def make_harness(admin: Admin, member: Member) -> str:
-    made = ok(admin.client.post("/v1/admin/harnesses", json={"name": "h", "member_id": member.id},
-                                headers=admin.headers))
+    made = ok(
+        admin.client.post(
+            "/v1/admin/harnesses", json={"name": "h", "member_id": member.id}, headers=admin.headers
+        )
+    )
     assert made["member_id"] == member.id and made["principal"] == member.principal
     assert made["id"].startswith("chrn_")
     return str(made["id"])
@@ -43,11 +46,13 @@ def put_settings(client: TestClient, who: Member, harness_id: str, **fields: Any
     return client.put(f"/v1/harnesses/{harness_id}/memories", json=fields, headers=who.headers)
 
 
-def test_a_harness_with_nothing_granted_has_no_memories_attached(client: TestClient, admin: Admin,
-                                                                 agent: Member) -> None:
+def test_a_harness_with_nothing_granted_has_no_memories_attached(
+    client: TestClient, admin: Admin, agent: Member
+) -> None:
     harness = make_harness(admin, agent)
-    assert_error(client.get(f"/v1/harnesses/{harness}/memories", headers=agent.headers),
-                 404, "memories_not_attached")
+    assert_error(
+        client.get(f"/v1/harnesses/{harness}/memories", headers=agent.headers), 404, "memories_not_attached"
+    )
 
 
 def test_the_harness_lists_what_its_agent_was_granted_highest_first(
@@ -70,8 +75,9 @@ def test_the_harness_lists_what_its_agent_was_granted_highest_first(
     assert root["id"] not in {m["id"] for m in body["data"]}
 
 
-def test_group_and_nested_group_grants_attach_memories(client: TestClient, admin: Admin, mem: Memories,
-                                                       alice: Member, agent: Member) -> None:
+def test_group_and_nested_group_grants_attach_memories(
+    client: TestClient, admin: Admin, mem: Memories, alice: Member, agent: Member
+) -> None:
     harness = make_harness(admin, agent)
     inner = admin.group(agent.id)
     outer = admin.group(inner)
@@ -81,40 +87,50 @@ def test_group_and_nested_group_grants_attach_memories(client: TestClient, admin
     assert [(m["id"], m["privileges"]) for m in body["data"]] == [(shared["id"], ["read", "write"])]
 
 
-def test_memories_the_agent_made_are_attached_with_all_four(client: TestClient, admin: Admin,
-                                                             mem: Memories, agent: Member) -> None:
+def test_memories_the_agent_made_are_attached_with_all_four(
+    client: TestClient, admin: Admin, mem: Memories, agent: Member
+) -> None:
     harness = make_harness(admin, agent)
     own = mem.make(agent, "own")
     body = memories_of(client, agent, harness)
     assert [(m["id"], m["privileges"]) for m in body["data"]] == [(own["id"], ALL)]
 
 
-def test_only_the_agent_may_look(client: TestClient, admin: Admin, mem: Memories, alice: Member,
-                                 agent: Member, bob: Member) -> None:
+def test_only_the_agent_may_look(
+    client: TestClient, admin: Admin, mem: Memories, alice: Member, agent: Member, bob: Member
+) -> None:
     harness = make_harness(admin, agent)
     root = mem.make(alice, "root")
     mem.grant(alice, root["id"], agent.principal, "read")
     mem.grant(alice, root["id"], bob.principal, "read")
-    assert_error(client.get(f"/v1/harnesses/{harness}/memories", headers=bob.headers), 404, "harness_not_found")
+    assert_error(
+        client.get(f"/v1/harnesses/{harness}/memories", headers=bob.headers), 404, "harness_not_found"
+    )
     assert_error(put_settings(client, bob, harness, observe=False), 404, "harness_not_found")
-    assert_error(client.get(f"/v1/harnesses/chrn_{uuid.uuid4().hex}/memories", headers=agent.headers),
-                 404, "harness_not_found")
+    assert_error(
+        client.get(f"/v1/harnesses/chrn_{uuid.uuid4().hex}/memories", headers=agent.headers),
+        404,
+        "harness_not_found",
+    )
     assert memories_of(client, agent, harness)["observe"] is True
 
 
-def test_a_server_key_may_look_for_the_agent(client: TestClient, admin: Admin, mem: Memories,
-                                             alice: Member, agent: Member) -> None:
+def test_a_server_key_may_look_for_the_agent(
+    client: TestClient, admin: Admin, mem: Memories, alice: Member, agent: Member
+) -> None:
     harness = make_harness(admin, agent)
     server = admin.member(server=True)
     root = mem.make(alice, "root")
     mem.grant(alice, root["id"], agent.principal, "read")
-    response = client.get(f"/v1/harnesses/{harness}/memories",
-                          headers={**server.headers, "UHP-On-Behalf-Of": agent.principal})
+    response = client.get(
+        f"/v1/harnesses/{harness}/memories", headers={**server.headers, "UHP-On-Behalf-Of": agent.principal}
+    )
     assert [m["id"] for m in ok(response)["data"]] == [root["id"]]
 
 
-def test_the_default_memory_must_be_writable_by_the_agent(client: TestClient, admin: Admin, mem: Memories,
-                                                          alice: Member, agent: Member) -> None:
+def test_the_default_memory_must_be_writable_by_the_agent(
+    client: TestClient, admin: Admin, mem: Memories, alice: Member, agent: Member
+) -> None:
     harness = make_harness(admin, agent)
     readable = mem.make(alice, "readable")
     writable = mem.make(alice, "writable")
@@ -136,8 +152,9 @@ def test_the_default_memory_must_be_writable_by_the_agent(client: TestClient, ad
     assert memories_of(client, agent, harness)["default_memory_id"] == below["id"]
 
 
-def test_observe_is_on_by_default_and_can_be_turned_off(client: TestClient, admin: Admin, mem: Memories,
-                                                        alice: Member, agent: Member) -> None:
+def test_observe_is_on_by_default_and_can_be_turned_off(
+    client: TestClient, admin: Admin, mem: Memories, alice: Member, agent: Member
+) -> None:
     harness = make_harness(admin, agent)
     root = mem.make(alice, "root")
     mem.grant(alice, root["id"], agent.principal, "read", "write")
@@ -152,8 +169,13 @@ def test_observe_is_on_by_default_and_can_be_turned_off(client: TestClient, admi
 
 
 def test_the_admin_surface_makes_harnesses(client: TestClient, admin: Admin, alice: Member) -> None:
-    refused = client.post("/v1/admin/harnesses", json={"name": "h", "member_id": alice.id}, headers=alice.headers)
+    refused = client.post(
+        "/v1/admin/harnesses", json={"name": "h", "member_id": alice.id}, headers=alice.headers
+    )
     assert refused.status_code in (401, 403), refused.text
-    unknown = client.post("/v1/admin/harnesses", json={"name": "h", "member_id": f"hmbr_{uuid.uuid4().hex}"},
-                          headers=admin.headers)
+    unknown = client.post(
+        "/v1/admin/harnesses",
+        json={"name": "h", "member_id": f"hmbr_{uuid.uuid4().hex}"},
+        headers=admin.headers,
+    )
     assert_error(unknown, 404, "member_not_found")

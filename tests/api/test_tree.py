@@ -69,8 +69,13 @@ def test_naming_the_own_provider_works_and_an_unknown_one_is_refused(
     root = mem.make(alice, "root")
     same = mem.make(alice, "same", parent_id=root["id"], provider=root["provider"])
     assert same["provider"] == root["provider"]
-    invalid(client.post("/v1/memories", json={"name": "x", "provider": "no-such-provider-" + uuid.uuid4().hex},
-                        headers=alice.headers))
+    invalid(
+        client.post(
+            "/v1/memories",
+            json={"name": "x", "provider": "no-such-provider-" + uuid.uuid4().hex},
+            headers=alice.headers,
+        )
+    )
 
 
 @pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": 5}, {"name": "x", "restricted": "maybe"}])
@@ -102,8 +107,9 @@ def test_creating_a_child_needs_create_on_the_parent(
     not_found(client.post("/v1/memories", json={"name": "x", "parent_id": ghost()}, headers=alice.headers))
 
 
-def test_a_stranger_gets_not_found_never_forbidden(client: TestClient, mem: Memories, alice: Member,
-                                                   bob: Member) -> None:
+def test_a_stranger_gets_not_found_never_forbidden(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     stranger_view = client.get(f"/v1/memories/{root['id']}", headers=bob.headers)
     unknown_view = client.get(f"/v1/memories/{ghost()}", headers=bob.headers)
@@ -130,8 +136,11 @@ def test_every_route_hides_a_memory_the_caller_holds_nothing_on(
         not_found(client.put(base, json={"parent_id": None}, headers=h))
         not_found(client.delete(base, headers=h))
         not_found(client.get(f"{base}/grants", headers=h))
-        not_found(client.post(f"{base}/grants", json={"principal": bob.principal, "privileges": ["read"]},
-                              headers=h))
+        not_found(
+            client.post(
+                f"{base}/grants", json={"principal": bob.principal, "privileges": ["read"]}, headers=h
+            )
+        )
         not_found(client.delete(f"{base}/grants/{grant_id}", headers=h))
         not_found(client.get("/v1/memories", params={"parent": memory_id}, headers=h))
         not_found(client.get("/v1/memories", params={"ancestor": memory_id}, headers=h))
@@ -143,8 +152,9 @@ def test_every_route_hides_a_memory_the_caller_holds_nothing_on(
 # --- effective privileges -------------------------------------------------------------------------
 
 
-def test_privileges_are_the_union_down_the_path(client: TestClient, mem: Memories, alice: Member,
-                                                bob: Member) -> None:
+def test_privileges_are_the_union_down_the_path(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     mid = mem.make(alice, "mid", parent_id=root["id"])
     leaf = mem.make(alice, "leaf", parent_id=mid["id"])
@@ -157,8 +167,9 @@ def test_privileges_are_the_union_down_the_path(client: TestClient, mem: Memorie
     assert mem.get(bob, leaf["id"])["ancestors"] == [root["id"], mid["id"]]
 
 
-def test_groups_and_nested_groups_carry_privileges(admin: Admin, mem: Memories, alice: Member,
-                                                   bob: Member) -> None:
+def test_groups_and_nested_groups_carry_privileges(
+    admin: Admin, mem: Memories, alice: Member, bob: Member
+) -> None:
     carol = admin.member("agent")
     inner = admin.group(bob.id)
     outer = admin.group(inner)
@@ -177,8 +188,9 @@ def test_groups_and_nested_groups_carry_privileges(admin: Admin, mem: Memories, 
     assert mem.privileges(carol, root["id"]) == ["read"]
 
 
-def test_a_restricted_node_cuts_off_what_is_above(client: TestClient, mem: Memories, alice: Member,
-                                                  bob: Member) -> None:
+def test_a_restricted_node_cuts_off_what_is_above(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     mem.grant(alice, root["id"], bob.principal, "read", "create")
     private = mem.make(bob, "bob's own", parent_id=root["id"], restricted=True)
@@ -197,8 +209,9 @@ def test_a_restricted_node_cuts_off_what_is_above(client: TestClient, mem: Memor
     assert mem.get(bob, other["id"])["ancestors"] == [root["id"]]
 
 
-def test_ancestors_are_the_unbroken_visible_run_above(client: TestClient, mem: Memories, alice: Member,
-                                                      bob: Member) -> None:
+def test_ancestors_are_the_unbroken_visible_run_above(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     cut = mem.make(alice, "cut", parent_id=root["id"], restricted=True)
     inner = mem.make(alice, "inner", parent_id=cut["id"], restricted=True)
@@ -323,8 +336,9 @@ def test_a_put_may_rename_and_move_at_once(mem: Memories, alice: Member) -> None
 # --- delete ---------------------------------------------------------------------------------------
 
 
-def test_delete_needs_delete_and_removes_the_subtree(client: TestClient, mem: Memories, alice: Member,
-                                                     bob: Member) -> None:
+def test_delete_needs_delete_and_removes_the_subtree(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     node = mem.make(alice, "node", parent_id=root["id"])
     leaf = mem.make(alice, "leaf", parent_id=node["id"])
@@ -345,8 +359,9 @@ def test_delete_needs_delete_and_removes_the_subtree(client: TestClient, mem: Me
 # --- listings -------------------------------------------------------------------------------------
 
 
-def test_entry_points_are_where_the_caller_enters_the_tree(client: TestClient, mem: Memories,
-                                                           alice: Member, bob: Member) -> None:
+def test_entry_points_are_where_the_caller_enters_the_tree(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     a = mem.make(alice, "a", parent_id=root["id"])
     a1 = mem.make(alice, "a1", parent_id=a["id"])
@@ -366,8 +381,9 @@ def test_entry_points_are_where_the_caller_enters_the_tree(client: TestClient, m
     assert root["id"] in listed_ids(client, alice)
 
 
-def test_parent_lists_the_visible_children(client: TestClient, mem: Memories, alice: Member,
-                                           bob: Member) -> None:
+def test_parent_lists_the_visible_children(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     kids = [mem.make(alice, f"k{i}", parent_id=root["id"]) for i in range(3)]
     hidden = mem.make(alice, "hidden", parent_id=root["id"], restricted=True)
@@ -382,16 +398,18 @@ def test_parent_lists_the_visible_children(client: TestClient, mem: Memories, al
     assert listed_ids(client, bob, parent=kids[1]["id"]) == []
 
 
-def test_parent_of_a_write_only_memory_still_lists_its_children(client: TestClient, mem: Memories,
-                                                               alice: Member, bob: Member) -> None:
+def test_parent_of_a_write_only_memory_still_lists_its_children(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     child = mem.make(alice, "child", parent_id=root["id"])
     mem.grant(alice, root["id"], bob.principal, "write")
     assert listed_ids(client, bob, parent=root["id"]) == [child["id"]]
 
 
-def test_ancestor_lists_every_readable_descendant_one_by_one(client: TestClient, mem: Memories,
-                                                             alice: Member, bob: Member) -> None:
+def test_ancestor_lists_every_readable_descendant_one_by_one(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     a = mem.make(alice, "a", parent_id=root["id"])
     a1 = mem.make(alice, "a1", parent_id=a["id"])
@@ -405,7 +423,12 @@ def test_ancestor_lists_every_readable_descendant_one_by_one(client: TestClient,
     found = listing(client, bob, ancestor=root["id"])
     assert {m["id"] for m in found} == {a["id"], a1["id"], granted_inside["id"], deep["id"]}
     assert set(listed_ids(client, alice, ancestor=root["id"])) == {
-        a["id"], a1["id"], cut["id"], granted_inside["id"], deep["id"], write_only["id"]
+        a["id"],
+        a1["id"],
+        cut["id"],
+        granted_inside["id"],
+        deep["id"],
+        write_only["id"],
     }
     assert set(listed_ids(client, bob, ancestor=granted_inside["id"])) == {deep["id"]}
     assert listed_ids(client, bob, ancestor=a1["id"]) == []
@@ -446,11 +469,33 @@ def test_listings_paginate_with_a_cursor(client: TestClient, mem: Memories, alic
 
 
 @pytest.mark.parametrize("params", [{"limit": "0"}, {"limit": "101"}, {"limit": "x"}, {"cursor": "not-ours"}])
-def test_a_bad_page_request_is_refused(client: TestClient, mem: Memories, alice: Member,
-                                       params: dict[str, str]) -> None:
+def test_a_bad_page_request_is_refused(
+    client: TestClient, mem: Memories, alice: Member, params: dict[str, str]
+) -> None:
     root = mem.make(alice, "root")
     invalid(client.get("/v1/memories", params={"parent": root["id"], **params}, headers=alice.headers))
 
 
 def test_listings_need_a_key(client: TestClient) -> None:
     assert client.get("/v1/memories").status_code == 401
+
+
+def test_giving_the_same_parent_again_is_not_a_move(mem: Memories, alice: Member, bob: Member) -> None:
+    root = mem.make(alice, "root")
+    child = mem.make(alice, "child", parent_id=root["id"])
+    mem.grant(alice, root["id"], bob.principal, "read", "write")
+    # a client that PUTs back what it read changes nothing structural: write is enough
+    same = ok(mem.put(bob, child["id"], name="renamed", parent_id=root["id"], restricted=False))
+    assert same["name"] == "renamed" and same["parent_id"] == root["id"]
+    top = ok(mem.put(bob, root["id"], name="top", parent_id=None))
+    assert top["name"] == "top" and top["parent_id"] is None
+
+
+def test_a_hidden_parent_cannot_be_probed_through_a_move(mem: Memories, alice: Member, bob: Member) -> None:
+    root = mem.make(alice, "root")
+    child = mem.make(alice, "child", parent_id=root["id"])
+    mem.grant(alice, child["id"], bob.principal, "read", "write", "delete")
+    assert mem.get(bob, child["id"])["parent_id"] is None
+    # naming the real (hidden) parent must answer exactly as naming an id that does not exist
+    not_found(mem.put(bob, child["id"], parent_id=ghost()))
+    not_found(mem.put(bob, child["id"], parent_id=root["id"]))

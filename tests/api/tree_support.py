@@ -21,7 +21,9 @@ ALL = ["read", "write", "create", "delete"]
 
 @cache
 def _defs() -> dict[str, Any]:
-    assert SCHEMA_FILE.is_file(), f"the UHP schema is missing at {SCHEMA_FILE} (../shared must sit beside the repo)"
+    assert SCHEMA_FILE.is_file(), (
+        f"the UHP schema is missing at {SCHEMA_FILE} (../shared must sit beside the repo)"
+    )
     defs: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))["$defs"]
     return defs
 
@@ -112,9 +114,13 @@ class Memories:
 
     def grant(self, who: Member, memory_id: str, principal: str, *privileges: str) -> dict[str, Any]:
         """POST a grant (200 expected), validated against `MemoryGrant`."""
-        body = ok(self.client.post(f"/v1/memories/{memory_id}/grants",
-                                   json={"principal": principal, "privileges": list(privileges)},
-                                   headers=who.headers))
+        body = ok(
+            self.client.post(
+                f"/v1/memories/{memory_id}/grants",
+                json={"principal": principal, "privileges": list(privileges)},
+                headers=who.headers,
+            )
+        )
         validate("MemoryGrant", body)
         return body
 

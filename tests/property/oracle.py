@@ -125,7 +125,9 @@ class Forest:
 
     def sees(self, member_id: str, memory_id: str | None) -> bool:
         """A memory the member holds nothing on does not exist for it."""
-        return memory_id is not None and memory_id in self.parent and bool(self.privileges(member_id, memory_id))
+        return (
+            memory_id is not None and memory_id in self.parent and bool(self.privileges(member_id, memory_id))
+        )
 
     def view(self, member_id: str, memory_id: str) -> View:
         """The memory object's access-dependent fields."""
@@ -147,8 +149,7 @@ class Forest:
     def entries(self, member_id: str) -> set[str]:
         """Every memory it holds a privilege on whose parent it cannot see."""
         return {
-            m for m in self.parent
-            if self.sees(member_id, m) and not self.sees(member_id, self.parent[m])
+            m for m in self.parent if self.sees(member_id, m) and not self.sees(member_id, self.parent[m])
         }
 
     def children_seen(self, member_id: str, parent: str) -> set[str]:
@@ -164,7 +165,8 @@ class Forest:
         privileges differ from the parent's (only memories it sees: unknown equals forbidden)."""
         tops = {m for m in self.entries(member_id) if "read" in self.privileges(member_id, m)}
         changed = {
-            m for m in self.parent
+            m
+            for m in self.parent
             if self.sees(member_id, m)
             and tops & set(self.up(m))
             and self.privileges(member_id, m) != self._parent_privileges(member_id, m)

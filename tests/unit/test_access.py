@@ -16,8 +16,14 @@ R, W, C, D = (frozenset({p}) for p in PRIVILEGES)
 ALL = frozenset(PRIVILEGES)
 
 
-def node(node_id: str, parent: str | None, depth: int, granted: frozenset[str] = frozenset(),
-         *, restricted: bool = False) -> NodeFacts:
+def node(
+    node_id: str,
+    parent: str | None,
+    depth: int,
+    granted: frozenset[str] = frozenset(),
+    *,
+    restricted: bool = False,
+) -> NodeFacts:
     return NodeFacts(id=node_id, parent_id=parent, restricted=restricted, granted=granted, depth=depth)
 
 
@@ -83,10 +89,10 @@ def test_visible_ancestors_stop_at_the_first_unseen_one_going_up() -> None:
 def test_reach_judges_each_descendant_one_by_one() -> None:
     chain = [node("root", None, 0, R), node("m", "root", 1)]
     below = [
-        node("x", "m", 2, restricted=True),           # cut off: unseen
-        node("y", "x", 3, R),                         # granted inside the cut-off branch
-        node("z", "m", 2),                            # inherits read
-        node("w", "z", 3, W, restricted=True),        # write only
+        node("x", "m", 2, restricted=True),  # cut off: unseen
+        node("y", "x", 3, R),  # granted inside the cut-off branch
+        node("z", "m", 2),  # inherits read
+        node("w", "z", 3, W, restricted=True),  # write only
     ]
     got = access.reach("m", chain, below)
     assert got.visible and got.privileges == R
@@ -123,8 +129,8 @@ def test_granted_listing_lists_readable_entries_and_where_privileges_change() ->
     facts = [
         node("top", None, 0),
         node("a", "top", 1, R),
-        node("b", "a", 2, W),            # changes: read -> read+write
-        node("c", "b", 3, W),            # same as parent: not listed
+        node("b", "a", 2, W),  # changes: read -> read+write
+        node("c", "b", 3, W),  # same as parent: not listed
         node("d", "c", 4, R, restricted=True),  # cutoff: read only, differs
     ]
     assert access.granted_listing(facts) == [("a", R), ("b", R | W), ("d", R)]
@@ -158,8 +164,13 @@ def forests(draw: st.DrawFn) -> Forest:
 def facts_of(forest: Forest, ids: list[str] | None = None) -> list[NodeFacts]:
     principals = forest.principals(ME)
     return [
-        NodeFacts(id=m, parent_id=forest.parent[m], restricted=forest.restricted[m],
-                  granted=forest.own(m, principals), depth=forest.depth(m))
+        NodeFacts(
+            id=m,
+            parent_id=forest.parent[m],
+            restricted=forest.restricted[m],
+            granted=forest.own(m, principals),
+            depth=forest.depth(m),
+        )
         for m in (ids if ids is not None else forest.parent)
     ]
 

@@ -49,7 +49,9 @@ async def create_member(body: MemberCreate, services: ServicesDep, _: AdminDep) 
 
 
 @router.post("/members/{member_id}/keys")
-async def create_key(member_id: str, services: ServicesDep, _: AdminDep, body: KeyCreate | None = None) -> dict[str, Any]:
+async def create_key(
+    member_id: str, services: ServicesDep, _: AdminDep, body: KeyCreate | None = None
+) -> dict[str, Any]:
     """`{key}`, shown this once."""
     return await services.admin.issue_key(member_id, server=bool(body and body.server))
 

@@ -21,5 +21,6 @@ async def upload(
     """Keeps the bytes; a record then names the file by id."""
     data = await file.read()
     media_type = (file.content_type or "application/octet-stream").split(";")[0].strip().lower()
-    return await services.files.upload(caller, name=file.filename or "file", media_type=media_type, data=data,
-                                       purpose=purpose)
+    return await services.files.upload(
+        caller, name=file.filename or "file", media_type=media_type, data=data, purpose=purpose
+    )

@@ -15,18 +15,21 @@ router = APIRouter(prefix="/v1/memories/{memory_id}/grants", tags=["grants"])
 @router.get("")
 async def list_grants(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """Who holds what on this memory, and on which node each grant sits."""
-    grants = await services.grants.list(caller, memory_id)
+    grants = await services.grants.listing(caller, memory_id)
     return {"object": "list", "data": [grant_json(g) for g in grants]}
 
 
 @router.post("")
-async def create_grant(memory_id: str, body: GrantCreate, services: ServicesDep,
-                       caller: CallerDep) -> dict[str, Any]:
+async def create_grant(
+    memory_id: str, body: GrantCreate, services: ServicesDep, caller: CallerDep
+) -> dict[str, Any]:
     """Gives (or replaces) a principal's privileges on this memory; needs delete."""
     return grant_json(await services.grants.create(caller, memory_id, body.principal, body.privileges))
 
 
 @router.delete("/{grant_id}")
-async def delete_grant(memory_id: str, grant_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+async def delete_grant(
+    memory_id: str, grant_id: str, services: ServicesDep, caller: CallerDep
+) -> dict[str, Any]:
     """Removes a grant sitting on this memory; needs delete."""
     return await services.grants.delete(caller, memory_id, grant_id)

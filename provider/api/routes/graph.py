@@ -13,8 +13,12 @@ router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["graph"])
 
 
 @router.post("/graph")
-async def graph(memory_id: str, body: Annotated[dict[str, Any], Body(description="`MemoryGraphRequest`.")],
-                services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+async def graph(
+    memory_id: str,
+    body: Annotated[dict[str, Any], Body(description="`MemoryGraphRequest`.")],
+    services: ServicesDep,
+    caller: CallerDep,
+) -> dict[str, Any]:
     """Records as nodes, references as edges, around one record or for the whole readable subtree."""
     answer = await services.graph.read(caller, memory_id, body)
     return {

@@ -27,8 +27,9 @@ async def get_harness_memories(harness_id: str, services: ServicesDep, caller: C
 
 
 @router.put("")
-async def put_harness_memories(harness_id: str, body: HarnessMemorySettings, services: ServicesDep,
-                               caller: CallerDep) -> dict[str, Any]:
+async def put_harness_memories(
+    harness_id: str, body: HarnessMemorySettings, services: ServicesDep, caller: CallerDep
+) -> dict[str, Any]:
     """Sets the default memory and the observe flag."""
     changes = {k: getattr(body, k) for k in body.model_fields_set}
     return await services.harnesses.update(caller, harness_id, changes)

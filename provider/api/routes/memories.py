@@ -48,12 +48,16 @@ async def get_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -
 
 
 @router.put("/{memory_id}")
-async def update_memory(memory_id: str, body: MemoryUpdate, services: ServicesDep,
-                        caller: CallerDep) -> dict[str, Any]:
+async def update_memory(
+    memory_id: str, body: MemoryUpdate, services: ServicesDep, caller: CallerDep
+) -> dict[str, Any]:
     """Rename, describe, restrict or move."""
     changes = MemoryChanges(
-        name=body.name, description=body.description, restricted=body.restricted,
-        move="parent_id" in body.model_fields_set, parent_id=body.parent_id,
+        name=body.name,
+        description=body.description,
+        restricted=body.restricted,
+        move="parent_id" in body.model_fields_set,
+        parent_id=body.parent_id,
     )
     return memory_json(await services.tree.update(caller, memory_id, changes))
 

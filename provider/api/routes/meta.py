@@ -42,5 +42,6 @@ async def readyz(services: ServicesDep) -> JSONResponse:
         "model": services.embedder.dimension > 0,
     }
     ready = all(checks.values())
-    return JSONResponse({"status": "ready" if ready else "not_ready", "checks": checks},
-                        status_code=200 if ready else 503)
+    return JSONResponse(
+        {"status": "ready" if ready else "not_ready", "checks": checks}, status_code=200 if ready else 503
+    )

@@ -13,7 +13,11 @@ router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["recall"])
 
 
 @router.post("/recall")
-async def recall(memory_id: str, body: Annotated[dict[str, Any], Body(description="`MemoryRecallRequest`.")],
-                 services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+async def recall(
+    memory_id: str,
+    body: Annotated[dict[str, Any], Body(description="`MemoryRecallRequest`.")],
+    services: ServicesDep,
+    caller: CallerDep,
+) -> dict[str, Any]:
     """Searches this memory and every descendant the caller may read."""
     return recall_json(await services.recall.recall(caller, memory_id, body))

@@ -17,7 +17,9 @@ AsOf = Annotated[str | None, Query(description="An ISO 8601 instant or a snapsho
 
 
 @router.post("/records")
-async def remember(memory_id: str, body: JsonObject, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+async def remember(
+    memory_id: str, body: JsonObject, services: ServicesDep, caller: CallerDep
+) -> dict[str, Any]:
     """Writes one record as stated (needs write)."""
     return record_json(await services.records.remember(caller, memory_id, body))
 
@@ -27,28 +29,31 @@ async def list_records(
     memory_id: str,
     services: ServicesDep,
     caller: CallerDep,
-    type: Annotated[str | None, Query(description="Only records of this type.")] = None,  # noqa: A002
+    type: Annotated[str | None, Query(description="Only records of this type.")] = None,
     include: Annotated[str, Query(description="active (default) or all, forgotten included.")] = "active",
     as_of: AsOf = None,
     limit: Annotated[int, Query(ge=1, le=100, description="Page size.")] = 50,
     cursor: Annotated[str | None, Query(description="From a previous page's `next`.")] = None,
 ) -> dict[str, Any]:
     """The memory's records, one page at a time."""
-    reads, next_cursor = await services.records.list(caller, memory_id, kind=type, include=include, as_of=as_of,
-                                                     cursor=cursor, limit=limit)
+    reads, next_cursor = await services.records.page(
+        caller, memory_id, kind=type, include=include, as_of=as_of, cursor=cursor, limit=limit
+    )
     return {"object": "list", "data": [record_json(r) for r in reads], "next": next_cursor}
 
 
 @router.get("/records/{record_id}")
-async def get_record(memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep,
-                     as_of: AsOf = None) -> dict[str, Any]:
+async def get_record(
+    memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep, as_of: AsOf = None
+) -> dict[str, Any]:
     """One record, now or as of an instant."""
     return record_json(await services.records.get(caller, memory_id, record_id, as_of))
 
 
 @router.patch("/records/{record_id}")
-async def revise(memory_id: str, record_id: str, body: JsonObject, services: ServicesDep,
-                 caller: CallerDep) -> dict[str, Any]:
+async def revise(
+    memory_id: str, record_id: str, body: JsonObject, services: ServicesDep, caller: CallerDep
+) -> dict[str, Any]:
     """Appends a version (needs write)."""
     return record_json(await services.records.revise(caller, memory_id, record_id, body))
 
@@ -67,16 +72,18 @@ async def history(memory_id: str, record_id: str, services: ServicesDep, caller:
 
 
 @router.get("/records/{record_id}/content/{index}", response_model=None)
-async def content_part(memory_id: str, record_id: str, index: int, services: ServicesDep,
-                       caller: CallerDep) -> Response:
+async def content_part(
+    memory_id: str, record_id: str, index: int, services: ServicesDep, caller: CallerDep
+) -> Response:
     """The exact bytes of a file part (or the words of a text part)."""
     data, media_type = await services.content.part(caller, memory_id, record_id, index)
     return Response(content=data, media_type=media_type)
 
 
 @router.post("/snapshots")
-async def create_snapshot(memory_id: str, body: JsonObject, services: ServicesDep,
-                          caller: CallerDep) -> dict[str, Any]:
+async def create_snapshot(
+    memory_id: str, body: JsonObject, services: ServicesDep, caller: CallerDep
+) -> dict[str, Any]:
     """Names this instant (needs write)."""
     return await services.snapshots.create(caller, memory_id, body.get("name"), body.get("message"))
 
@@ -84,4 +91,4 @@ async def create_snapshot(memory_id: str, body: JsonObject, services: ServicesDe
 @router.get("/snapshots")
 async def list_snapshots(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """The memory's named instants."""
-    return {"object": "list", "data": await services.snapshots.list(caller, memory_id)}
+    return {"object": "list", "data": await services.snapshots.listing(caller, memory_id)}
