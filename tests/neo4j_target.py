@@ -74,6 +74,25 @@ def provision() -> Neo4jTarget:
     return target
 
 
+def prepare() -> str:
+    """Check, before any test runs, that provision() will find a Neo4j; fetch the local runtime if needed.
+
+    Returns the source provision() will use. A missing JDK or Maven fails here with one clear message,
+    not as an error in the first test that touches the database.
+    """
+    if os.environ.get("NEO4J_URI"):
+        return "env"
+    if _docker_answers():
+        return "testcontainers"
+    try:
+        lib = local_server.fetch()
+        local_server.java_command()
+    except local_server.LocalNeo4jError as e:
+        raise RuntimeError(f"{e}\n{FIX}") from e
+    print(f"neo4j: local Neo4j {local_server.NEO4J_VERSION} runtime ready in {lib}", file=sys.stderr)
+    return "local"
+
+
 def _from_env() -> Neo4jTarget:
     """The server NEO4J_URI names, probed for PROBE_SECONDS: a wrong URI fails now, not in every test."""
     uri = os.environ["NEO4J_URI"]
@@ -159,3 +178,12 @@ def _within(seconds: float, call: Callable[[], T]) -> T:
     if not outcome:
         raise TimeoutError(f"no answer within {seconds:.0f} s")
     return outcome[0]
+
+
+if __name__ == "__main__":  # `python -m tests.neo4j_target prepare`, run by scripts/test
+    if sys.argv[1:] != ["prepare"]:
+        sys.exit("usage: python -m tests.neo4j_target prepare")
+    try:
+        print(f"neo4j: the tests will use source={prepare()}")
+    except RuntimeError as e:
+        sys.exit(f"neo4j: {e}")

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from provider import __version__
-from provider.api import errors, middleware
+from provider.api import errors, idempotency, middleware
 from provider.api.deps import Services
 from provider.api.routes import (
     admin,
@@ -32,6 +32,7 @@ from provider.services.files import FileService
 from provider.services.grants import GrantService
 from provider.services.graph import GraphService
 from provider.services.harnesses import HarnessService
+from provider.services.idempotency import IdempotencyService
 from provider.services.identity import IdentityService
 from provider.services.recall import RecallService
 from provider.services.records import RecordService
@@ -42,6 +43,7 @@ from provider.store.files import Neo4jFileStore
 from provider.store.grants import Neo4jGrantStore
 from provider.store.graph import Neo4jGraphStore
 from provider.store.harnesses import Neo4jHarnessStore
+from provider.store.idempotency import Neo4jIdempotencyStore
 from provider.store.memories import Neo4jMemoryStore
 from provider.store.principals import Neo4jPrincipalStore
 from provider.store.recall import Neo4jRecallStore
@@ -79,6 +81,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
             abstain_below=settings.abstain_below,
         ),
         graph=GraphService(tree, Neo4jGraphStore(store), recall_store, records),
+        idempotency=IdempotencyService(Neo4jIdempotencyStore(store)),
     )
 
 
@@ -108,6 +111,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
             await store.close()
 
     app = FastAPI(title="uhp-memory", version=__version__, lifespan=lifespan)
+    idempotency.install(app)
     middleware.install(app)
     errors.install(app)
     for module in (meta, admin, providers, memories, grants, harnesses, records, recall, graph, files):

@@ -17,6 +17,7 @@ from provider.services.files import FileService
 from provider.services.grants import GrantService
 from provider.services.graph import GraphService
 from provider.services.harnesses import HarnessService
+from provider.services.idempotency import IdempotencyService
 from provider.services.identity import AdminCaller, IdentityService
 from provider.services.recall import RecallService
 from provider.services.records import RecordService
@@ -43,6 +44,7 @@ class Services:
     snapshots: SnapshotService
     recall: RecallService
     graph: GraphService
+    idempotency: IdempotencyService
     schema_applied: bool = False
 
     def capable(self) -> list[Capable]:

@@ -26,7 +26,7 @@ def discovery(*, memories: bool) -> dict[str, Any]:
             "session_listing": False,
             "harness_management": False,
             "session_sharing": False,
-            "idempotency": False,
+            "idempotency": True,
             "plugins": False,
             "environments": False,
             "memories": memories,

@@ -28,9 +28,14 @@ def _defs() -> dict[str, Any]:
     return defs
 
 
+@cache
+def _validator(definition: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": _defs()})
+
+
 def validate(definition: str, instance: Any) -> None:
     """Validates against one `$defs` entry of the published schema, resolving refs inside it."""
-    jsonschema.Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": _defs()}).validate(instance)
+    _validator(definition).validate(instance)
 
 
 def ok(response: httpx.Response) -> dict[str, Any]:
