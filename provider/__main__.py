@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 
@@ -85,6 +86,16 @@ def _parser() -> argparse.ArgumentParser:
         sub = what.add_parser(verb)
         sub.add_argument("group_id")
         sub.add_argument("member_id")
+    bulk = commands.add_parser("import", help="import records from JSON Lines into a memory")
+    bulk.add_argument("file", type=Path)
+    bulk.add_argument("--memory", required=True)
+    bulk.add_argument("--as", dest="principal", required=True, help="member:<id> who may write the memory")
+    bulk.add_argument("--batch", type=int, default=256)
+    bulk.add_argument("--resume", action="store_true", help="continue from the state file of an earlier run")
+    again = commands.add_parser("reembed", help="recompute a memory's embeddings after a model change")
+    again.add_argument("--memory", required=True)
+    again.add_argument("--as", dest="principal", required=True)
+    again.add_argument("--rebuild-index", action="store_true", help="drop and rebuild the vector index first")
     harness = what.add_parser("harness")
     harness.add_argument("--name", required=True)
     harness.add_argument("member_id")
@@ -101,7 +112,24 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command in ("import", "reembed"):
+        return _in_process(args)
     return _admin(args)
+
+
+def _in_process(args: argparse.Namespace) -> int:
+    from provider import cli
+    from provider.config import Settings
+
+    settings = Settings()
+    if not settings.neo4j_uri:
+        print(f"{args.command}: set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD)", file=sys.stderr)
+        return 2
+    if args.command == "import":
+        return cli.import_records(
+            settings, args.memory, args.principal, args.file, resume=args.resume, batch_size=args.batch
+        )
+    return cli.reembed(settings, args.memory, args.principal, rebuild_index=args.rebuild_index)
 
 
 if __name__ == "__main__":

@@ -64,12 +64,7 @@ class Neo4jTarget:
 
 def provision() -> Neo4jTarget:
     """A Neo4j that answered a probe, from the first source that applies; RuntimeError naming the fix."""
-    if os.environ.get("NEO4J_URI"):
-        target = _from_env()
-    elif _docker_answers():
-        target = _from_testcontainers()
-    else:
-        target = _from_local()
+    target = _from_env() if os.environ.get("NEO4J_URI") else _from_docker_or_local()
     print(target.describe(), file=sys.stderr)
     return target
 
@@ -120,21 +115,34 @@ def _docker_answers() -> bool:
     return done.returncode == 0
 
 
+def _from_docker_or_local() -> Neo4jTarget:
+    """A testcontainer where a Docker engine answers, else (or when that fails) a local server."""
+    if _docker_answers():
+        try:
+            return _from_testcontainers()
+        except RuntimeError as e:  # e.g. the image cannot be pulled offline: a local server may still do
+            print(f"neo4j: {e}; trying a local server", file=sys.stderr)
+    return _from_local()
+
+
 def _from_testcontainers() -> Neo4jTarget:
     """A throw-away container of the pinned image, removed by close()."""
-    # Imported here: only Docker hosts need it, and it imports docker's client on load.
+    # Imported here: only Docker hosts need it, and it talks to the engine as soon as it is used.
     from testcontainers.community.neo4j import Neo4jContainer
 
     password = secrets.token_urlsafe(24)
-    container = Neo4jContainer(IMAGE, password=password)
     try:
-        _within(CONTAINER_SECONDS, container.start)
+        # A container that failed half-way is removed by testcontainers' reaper when this process ends.
+        container = _within(CONTAINER_SECONDS, lambda: Neo4jContainer(IMAGE, password=password).start())
+    except Exception as e:
+        raise RuntimeError(f"the {IMAGE} testcontainer did not start ({e})") from e
+    try:
         uri = container.get_connection_url()
         version, edition = _within(PROBE_SECONDS, lambda: local_server.server_info(uri, "neo4j", password))
     except Exception as e:
-        with contextlib.suppress(Exception):  # it may not have got far enough to stop
+        with contextlib.suppress(Exception):
             container.stop()
-        raise RuntimeError(f"the {IMAGE} testcontainer did not start ({e}); {FIX}") from e
+        raise RuntimeError(f"the {IMAGE} testcontainer did not answer ({e})") from e
     return Neo4jTarget(uri, "neo4j", password, version, "testcontainers", edition, _close=container.stop)
 
 

@@ -7,7 +7,13 @@ from typing import Any
 
 from provider import ids
 from provider.embeddings import Embedder
-from provider.errors import MemoryInvalidError, MemoryUnsupportedError, RecordNotFoundError, UnavailableError
+from provider.errors import (
+    MemoryInvalidError,
+    MemoryUnsupportedError,
+    ProviderError,
+    RecordNotFoundError,
+    UnavailableError,
+)
 from provider.models import Caller, ReadRecord, RecordVersion, StoredRecord, Writer
 from provider.services import content as rules
 from provider.services.files import FileService
@@ -36,11 +42,45 @@ class RecordService:
     async def remember(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> ReadRecord:
         """Writes one record as stated; needs write."""
         await self.tree.require(caller, memory_id, "write")
+        version = await self.stated_version(caller, memory_id, body, ids.new_id(ids.RECORD))
+        words = rules.words_of(version.title, version.content)
+        if not await self.records.create(version, words, await self._embedding(words)):
+            raise RecordNotFoundError("The memory was deleted while the record was written.")
+        return await self._as_read(caller, version)
+
+    async def remember_many(
+        self, caller: Caller, memory_id: str, bodies: list[tuple[str, dict[str, Any]]]
+    ) -> tuple[int, dict[str, ProviderError]]:
+        """Bulk import: the same validation as remember, one embedding batch and one transaction.
+
+        Ids are given by the importer (derived from the input), so replaying a batch writes nothing twice.
+        Returns how many records were new, and the refusal of each id that did not pass.
+        """
+        await self.tree.require(caller, memory_id, "write")
+        versions: list[RecordVersion] = []
+        refused: dict[str, ProviderError] = {}
+        for record_id, body in bodies:
+            try:
+                versions.append(await self.stated_version(caller, memory_id, body, record_id))
+            except (MemoryInvalidError, MemoryUnsupportedError) as e:
+                refused[record_id] = e
+        words = [rules.words_of(v.title, v.content) for v in versions]
+        embeddable = [w for w in words if w.strip()]
+        vectors = iter(await self.embedder.embed(embeddable)) if embeddable else iter([])
+        embeddings = [next(vectors) if w.strip() else None for w in words]
+        return await self.records.create_many(list(zip(versions, words, embeddings, strict=True))), refused
+
+    async def stated_version(
+        self, caller: Caller, memory_id: str, body: dict[str, Any], record_id: str
+    ) -> RecordVersion:
+        """The first version of a record as the writer states it, validated and stamped."""
+        if not isinstance(body, dict):
+            raise MemoryInvalidError("A record is a JSON object.", param="record")
         title = rules.normalise_title(body.get("title"))
         content = await self.files.complete(caller, rules.normalise_content(body.get("content"), title=title))
         stated = rules.normalise_time(body.get("time"))
-        version = RecordVersion(
-            record_id=ids.new_id(ids.RECORD),
+        return RecordVersion(
+            record_id=record_id,
             memory_id=memory_id,
             type=rules.normalise_type(body.get("type")),
             title=title,
@@ -59,10 +99,6 @@ class RecordService:
             writer=writer_of(caller),
             follows=self._follows(caller, body),
         )
-        words = rules.words_of(title, content)
-        if not await self.records.create(version, words, await self._embedding(words)):
-            raise RecordNotFoundError("The memory was deleted while the record was written.")
-        return await self._as_read(caller, version)
 
     @staticmethod
     def _follows(caller: Caller, body: dict[str, Any]) -> dict[str, Any] | None:

@@ -148,6 +148,29 @@ class Neo4jRecordStore:
         )
         return bool(rows)
 
+    async def create_many(self, rows: list[tuple[RecordVersion, str, list[float] | None]]) -> int:
+        """One transaction for a batch; ids that exist already are left alone. Returns how many were new."""
+        if not rows:
+            return 0
+        batch = [
+            {
+                "record": record_properties(v, words, vector, v.written_at),
+                "version": version_properties(v, words, vector),
+                "references": _edges(v.references),
+            }
+            for v, words, vector in rows
+        ]
+        result = await self.store.write("record_create_many", memory_id=rows[0][0].memory_id, rows=batch)
+        return int(result[0]["created"]) if result else 0
+
+    async def embedding_page(self, memory_id: str, after: str, limit: int) -> list[Row]:
+        """Active records' ids and words, by id, after `after`."""
+        return await self.store.read("record_embedding_page", memory_id=memory_id, after=after, limit=limit)
+
+    async def set_embeddings(self, rows: list[dict[str, Any]]) -> None:
+        """New vectors for the Record and its current version."""
+        await self.store.write("record_embedding_set", rows=rows)
+
     async def read(self, record_id: str) -> StoredRecord | None:
         """A record with all its versions, or None."""
         rows = await self.store.read("record_read", id=record_id)

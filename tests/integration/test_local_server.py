@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,7 @@ def test_local_home_keeps_data_and_password_across_restart(tmp_path: Path) -> No
     finally:
         local_server.stop(home)
     assert local_server.stop(home) is False
+    shutil.rmtree(home)  # a data directory is worth keeping only while a failure is investigated
 
 
 def _require_local_runtime() -> None:

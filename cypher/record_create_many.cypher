@@ -1,0 +1,20 @@
+// Bulk import: remembers a batch of records in one transaction. A row whose id already exists is
+// skipped, so a batch replayed after a crash writes nothing twice.
+// Parameters: $memory_id, $rows (list of maps: record, version, references as in record_create).
+// Columns: created (int). Scope: the importer has checked write on the memory.
+MATCH (m:Memory {id: $memory_id})
+UNWIND $rows AS row
+OPTIONAL MATCH (existing:Record {id: row.record.id})
+WITH m, row, existing
+WHERE existing IS NULL
+CREATE (r:Record)-[:IN]->(m)
+SET r = row.record
+CREATE (v:RecordVersion)-[:VERSION_OF]->(r)
+SET v = row.version
+WITH r, row
+CALL (r, row) {
+  UNWIND row.references AS ref
+  MATCH (t:Record {id: ref.record_id})
+  CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
+}
+RETURN count(r) AS created

@@ -1,0 +1,88 @@
+"""Commands that run in-process against Neo4j: bulk import and re-embedding, with progress."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from provider.api.app import build_services
+from provider.config import Settings
+from provider.embeddings import SentenceTransformerEmbedder
+from provider.errors import MemberNotFoundError, ProviderError
+from provider.models import Caller
+from provider.services.bulk_import import BulkImporter
+from provider.services.reembed import Reembedder
+from provider.store.driver import Neo4jStore
+from provider.store.schema import apply_schema, rebuild_vector_index
+
+
+async def _with_services(settings: Settings, work: Any) -> int:
+    embedder = SentenceTransformerEmbedder(settings.embedding_model, batch_size=settings.embedding_batch_size)
+    await asyncio.to_thread(embedder.load)
+    store = Neo4jStore.connect(
+        settings.neo4j_uri,
+        settings.neo4j_user,
+        settings.neo4j_password.get_secret_value(),
+        settings.neo4j_database,
+    )
+    try:
+        services = build_services(settings, store, embedder)
+        result: int = await work(services, store, embedder)
+        return result
+    except ProviderError as e:
+        print(f"error: {e.code}: {e.message}", file=sys.stderr)
+        return 1
+    finally:
+        await store.close()
+
+
+async def _caller(services: Any, principal: str) -> Caller:
+    kind, _, member_id = principal.partition(":")
+    member = await services.admin.principals.get_member(member_id) if kind == "member" else None
+    if member is None:
+        raise MemberNotFoundError("--as must name a known member as member:<id>.")
+    return Caller(member_id=member["id"], member_type=member["type"])
+
+
+def import_records(
+    settings: Settings, memory_id: str, principal: str, path: Path, *, resume: bool, batch_size: int
+) -> int:
+    """`python -m provider import`: JSON Lines into a memory, acting as a member who may write it."""
+
+    async def work(services: Any, store: Neo4jStore, embedder: SentenceTransformerEmbedder) -> int:
+        await apply_schema(store, embedder.dimension)
+        caller = await _caller(services, principal)
+        summary = await BulkImporter(services.records, batch_size=batch_size).run(
+            caller, memory_id, path, resume=resume
+        )
+        print(
+            json.dumps(
+                {
+                    "created": summary.created,
+                    "skipped_existing": summary.skipped_existing,
+                    "rejected": len(summary.rejected),
+                    "seconds": summary.seconds,
+                    "state": str(BulkImporter(services.records).state_path(path, memory_id)),
+                }
+            )
+        )
+        return 0 if not summary.rejected else 3
+
+    return asyncio.run(_with_services(settings, work))
+
+
+def reembed(settings: Settings, memory_id: str, principal: str, *, rebuild_index: bool) -> int:
+    """`python -m provider reembed`: new vectors for a memory's records after a model change."""
+
+    async def work(services: Any, store: Neo4jStore, embedder: SentenceTransformerEmbedder) -> int:
+        if rebuild_index:
+            await rebuild_vector_index(store, embedder.dimension)
+        caller = await _caller(services, principal)
+        done = await Reembedder(services.tree, services.records.records, embedder).run(caller, memory_id)
+        print(json.dumps({"reembedded": done}))
+        return 0
+
+    return asyncio.run(_with_services(settings, work))

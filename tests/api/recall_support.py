@@ -1,0 +1,135 @@
+"""Shared by the recall and graph tests: schema checks, a memory tracker, records and a recall call."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import jsonschema
+from fastapi.testclient import TestClient
+
+from tests.conftest import Member
+
+SCHEMA_FILE = Path(__file__).resolve().parents[3] / "shared" / "uhp" / "uhp-2026-10-04.schema.json"
+
+
+class Reply(Protocol):
+    """What the checks read of a response, whichever httpx the test client is built on."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    def json(self, **kwargs: Any) -> Any: ...
+
+
+@cache
+def _validator(definition: str) -> jsonschema.Draft202012Validator:
+    assert SCHEMA_FILE.is_file(), f"the UHP schema is missing at {SCHEMA_FILE} (../shared beside the repo)"
+    defs: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))["$defs"]
+    assert definition in defs, f"{definition} is not defined in {SCHEMA_FILE.name}"
+    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": defs})
+
+
+def validate(definition: str, instance: Any) -> None:
+    """Validates against one `$defs` entry of the published schema, resolving refs inside it."""
+    _validator(definition).validate(instance)
+
+
+def ok(response: Reply) -> dict[str, Any]:
+    """The body of a 200, failing with the body otherwise."""
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def assert_error(response: Reply, status: int, code: str | None = None) -> dict[str, Any]:
+    """A UHP error envelope with this status (never a 500) and, when given, this code."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    validate("ErrorEnvelope", body)
+    error: dict[str, Any] = body["error"]
+    if code is not None:
+        assert error["code"] == code, error
+    return error
+
+
+def word(prefix: str) -> str:
+    """A word no other test writes, so a full-text search finds only this test's records."""
+    return f"{prefix}{uuid.uuid4().hex[:10]}"
+
+
+class Memories:
+    """Creates memories and records for one test; deletes the memories afterwards, each by its creator."""
+
+    def __init__(self, client: TestClient):
+        self.client = client
+        self.made: list[tuple[str, Member]] = []
+
+    def make(self, who: Member, name: str = "m", **fields: Any) -> dict[str, Any]:
+        """A new memory (200 expected), validated against `Memory`."""
+        body = ok(self.client.post("/v1/memories", json={"name": name, **fields}, headers=who.headers))
+        validate("Memory", body)
+        self.made.append((body["id"], who))
+        return body
+
+    def grant(self, who: Member, memory_id: str, principal: str, *privileges: str) -> None:
+        """Gives `principal` these privileges on the memory."""
+        body = {"principal": principal, "privileges": list(privileges)}
+        ok(self.client.post(f"/v1/memories/{memory_id}/grants", json=body, headers=who.headers))
+
+    def remember(self, who: Member, memory_id: str, content: str, **fields: Any) -> dict[str, Any]:
+        """Writes a record (a fact unless `type` says otherwise), validated against `MemoryRecord`."""
+        body = {"type": "fact", "content": content, **fields}
+        record = ok(self.client.post(f"/v1/memories/{memory_id}/records", json=body, headers=who.headers))
+        validate("MemoryRecord", record)
+        return record
+
+    def forget(self, who: Member, record: dict[str, Any]) -> None:
+        """Forgets a record."""
+        path = f"/v1/memories/{record['memory_id']}/records/{record['id']}"
+        assert ok(self.client.delete(path, headers=who.headers))["status"] == "forgotten"
+
+    def revise(self, who: Member, record: dict[str, Any], **fields: Any) -> dict[str, Any]:
+        """Appends a version."""
+        path = f"/v1/memories/{record['memory_id']}/records/{record['id']}"
+        return ok(self.client.patch(path, json=fields, headers=who.headers))
+
+    def cleanup(self) -> None:
+        """Deletes what this test made, deepest first."""
+        for memory_id, who in reversed(self.made):
+            response = self.client.delete(f"/v1/memories/{memory_id}", headers=who.headers)
+            assert response.status_code in (200, 404), response.text
+
+
+def recall_reply(client: TestClient, who: Member, memory_id: str, body: Any) -> Reply:
+    """POST .../recall, whatever the answer."""
+    return client.post(f"/v1/memories/{memory_id}/recall", json=body, headers=who.headers)
+
+
+def recall(client: TestClient, who: Member, memory_id: str, **body: Any) -> dict[str, Any]:
+    """A recall that must answer 200 with a valid `MemoryRecall`."""
+    answer = ok(recall_reply(client, who, memory_id, body))
+    validate("MemoryRecall", answer)
+    return answer
+
+
+def found(answer: dict[str, Any]) -> list[str]:
+    """The record ids of a recall answer, in ranking order."""
+    return [result["record"]["id"] for result in answer["results"]]
+
+
+def result_for(answer: dict[str, Any], record_id: str) -> dict[str, Any]:
+    """The result holding this record."""
+    matches = [r for r in answer["results"] if r["record"]["id"] == record_id]
+    assert len(matches) == 1, (record_id, found(answer))
+    return matches[0]

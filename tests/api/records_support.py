@@ -1,0 +1,166 @@
+"""Shared by the record, file and snapshot tests: response checks, the schema, and a tracked lab."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from functools import cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import jsonschema
+from fastapi.testclient import TestClient
+
+from tests.conftest import Member
+
+SCHEMA_FILE = Path(__file__).resolve().parents[3] / "shared" / "uhp" / "uhp-2026-10-04.schema.json"
+RECORD_ID = re.compile(r"^hrec_[0-9a-f]{32}$")
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(16)  # the suite's 24-byte "dot.png": signature and zeros
+
+
+class Reply(Protocol):
+    """What the checks read of a response, whichever httpx the test client is built on."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def content(self) -> bytes: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    def json(self, **kwargs: Any) -> Any: ...
+
+
+@cache
+def _validator(definition: str) -> jsonschema.Draft202012Validator:
+    assert SCHEMA_FILE.is_file(), f"the UHP schema is missing at {SCHEMA_FILE} (../shared beside the repo)"
+    defs = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))["$defs"]
+    assert definition in defs, f"{definition} is not defined in {SCHEMA_FILE.name}"
+    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": defs})
+
+
+def validate(definition: str, instance: Any) -> None:
+    """Validates against one `$defs` entry of the published schema."""
+    _validator(definition).validate(instance)
+
+
+def ok(response: Reply) -> dict[str, Any]:
+    """The body of a 200, failing with the body otherwise."""
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def assert_error(response: Reply, status: int, code: str) -> dict[str, Any]:
+    """A whole UHP error envelope with this status and code."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    validate("ErrorEnvelope", body)
+    error: dict[str, Any] = body["error"]
+    assert error["code"] == code, error
+    return error
+
+
+def shifted(instant: str, milliseconds: int) -> str:
+    """An RFC 3339 instant moved by some milliseconds, written the way the server writes them."""
+    moment = datetime.fromisoformat(instant.replace("Z", "+00:00")) + timedelta(milliseconds=milliseconds)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def tag() -> str:
+    """A word no other test writes, so reads cannot be confused by leftovers."""
+    return uuid.uuid4().hex[:10]
+
+
+def texts(record: dict[str, Any]) -> list[str]:
+    """The words of a record's text parts, in order."""
+    return [p["text"] for p in record["content"] if p["type"] == "text"]
+
+
+class Lab:
+    """One test's memories and records over HTTP; memories deleted afterwards by their creators."""
+
+    def __init__(self, client: TestClient):
+        self.client = client
+        self.made: list[tuple[str, Member]] = []
+
+    def memory(self, who: Member, **fields: Any) -> str:
+        """A new memory's id."""
+        body = ok(self.client.post("/v1/memories", json={"name": tag(), **fields}, headers=who.headers))
+        self.made.append((body["id"], who))
+        return str(body["id"])
+
+    def grant(self, who: Member, memory_id: str, to: Member, *privileges: str) -> None:
+        """Gives `to` these privileges on the memory."""
+        body = {"principal": to.principal, "privileges": list(privileges)}
+        ok(self.client.post(f"/v1/memories/{memory_id}/grants", json=body, headers=who.headers))
+
+    def post(self, who: Member, memory_id: str, body: Any) -> Reply:
+        """POST .../records as is."""
+        return self.client.post(f"/v1/memories/{memory_id}/records", json=body, headers=who.headers)
+
+    def remember(self, who: Member, memory_id: str, **body: Any) -> dict[str, Any]:
+        """A record written (200 expected), checked against `MemoryRecord`."""
+        record = ok(self.post(who, memory_id, {"content": f"note {tag()}", **body}))
+        validate("MemoryRecord", record)
+        return record
+
+    def path(self, memory_id: str, record_id: str) -> str:
+        """A record's address."""
+        return f"/v1/memories/{memory_id}/records/{record_id}"
+
+    def read(self, who: Member, memory_id: str, record_id: str, **params: str) -> Reply:
+        """GET one record as is."""
+        return self.client.get(self.path(memory_id, record_id), params=params, headers=who.headers)
+
+    def get(self, who: Member, memory_id: str, record_id: str, **params: str) -> dict[str, Any]:
+        """GET one record (200 expected), checked against `MemoryRecord`."""
+        record = ok(self.read(who, memory_id, record_id, **params))
+        validate("MemoryRecord", record)
+        return record
+
+    def patch(self, who: Member, memory_id: str, record_id: str, body: Any) -> Reply:
+        """PATCH one record as is."""
+        return self.client.patch(self.path(memory_id, record_id), json=body, headers=who.headers)
+
+    def revise(self, who: Member, memory_id: str, record_id: str, **body: Any) -> dict[str, Any]:
+        """A revision (200 expected), checked against `MemoryRecord`."""
+        record = ok(self.patch(who, memory_id, record_id, body))
+        validate("MemoryRecord", record)
+        return record
+
+    def delete(self, who: Member, memory_id: str, record_id: str) -> Reply:
+        """DELETE (forget) one record as is."""
+        return self.client.delete(self.path(memory_id, record_id), headers=who.headers)
+
+    def history(self, who: Member, memory_id: str, record_id: str) -> list[dict[str, Any]]:
+        """Every version (200 expected), each checked against `MemoryRecord`."""
+        body = ok(self.client.get(f"{self.path(memory_id, record_id)}/history", headers=who.headers))
+        validate("MemoryRecordList", body)
+        data: list[dict[str, Any]] = body["data"]
+        return data
+
+    def page(self, who: Member, memory_id: str, **params: str | int) -> dict[str, Any]:
+        """One page of the record list (200 expected), checked against `MemoryRecordList`."""
+        body = ok(self.client.get(f"/v1/memories/{memory_id}/records", params=params, headers=who.headers))
+        validate("MemoryRecordList", body)
+        assert body["object"] == "list" and "next" in body
+        return body
+
+    def listed(self, who: Member, memory_id: str, **params: str | int) -> list[str]:
+        """The ids on the first page (up to 100)."""
+        return [r["id"] for r in self.page(who, memory_id, limit=100, **params)["data"]]
+
+    def cleanup(self) -> None:
+        """Deletes what this test made; a memory already gone is fine."""
+        for memory_id, who in reversed(self.made):
+            response = self.client.delete(f"/v1/memories/{memory_id}", headers=who.headers)
+            assert response.status_code in (200, 404), response.text

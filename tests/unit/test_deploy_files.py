@@ -1,0 +1,124 @@
+"""docker-compose.yml and the Dockerfile agree with Settings and keep the deployment rules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pydantic import AliasChoices
+
+from provider.config import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _settings_env_names() -> set[str]:
+    """Every environment variable Settings reads (pydantic-settings matches them case-insensitively)."""
+    prefix = str(Settings.model_config.get("env_prefix", ""))
+    names: set[str] = set()
+    for name, info in Settings.model_fields.items():
+        alias = info.validation_alias
+        if isinstance(alias, AliasChoices):
+            names |= {choice for choice in alias.choices if isinstance(choice, str)}
+        elif isinstance(alias, str):
+            names.add(alias)
+        else:
+            names.add(prefix + name)
+    return {n.upper() for n in names}
+
+
+def _instructions() -> list[tuple[str, str]]:
+    """The Dockerfile as (INSTRUCTION, arguments), continuation lines joined, comments dropped."""
+    logical: list[str] = []
+    pending = ""
+    for raw in (ROOT / "Dockerfile").read_text().splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        pending += line.removesuffix("\\").strip() + " "
+        if not line.endswith("\\"):
+            logical.append(pending.strip())
+            pending = ""
+    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1]) for line in logical]
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return data
+
+
+def _env(service: dict[str, Any]) -> dict[str, str]:
+    return {str(k): str(v) for k, v in service.get("environment", {}).items()}
+
+
+def test_provider_environment_is_read_by_settings(compose: dict[str, Any]) -> None:
+    given = set(_env(compose["services"]["provider"]))
+    assert {n.upper() for n in given} <= _settings_env_names()
+
+
+def test_dockerfile_environment_for_settings_is_read_by_settings() -> None:
+    env_lines = [args for op, args in _instructions() if op == "ENV"]
+    names = {item.split("=", 1)[0] for args in env_lines for item in args.split()}
+    ours = {n for n in names if n.startswith(("UHP_", "NEO4J_"))}
+    assert ours <= _settings_env_names()
+
+
+def test_neo4j_is_pinned_and_health_checked(compose: dict[str, Any]) -> None:
+    neo4j = compose["services"]["neo4j"]
+    assert neo4j["image"] == "neo4j:5.26-community"
+    check = " ".join(neo4j["healthcheck"]["test"])
+    assert "cypher-shell" in check
+    assert "RETURN 1" in check
+    assert any(":/data" in volume for volume in neo4j["volumes"])
+
+
+def test_secrets_are_required_not_defaulted(compose: dict[str, Any]) -> None:
+    neo4j, provider = _env(compose["services"]["neo4j"]), _env(compose["services"]["provider"])
+    assert neo4j["NEO4J_AUTH"].startswith("neo4j/${NEO4J_PASSWORD:?")
+    assert provider["NEO4J_PASSWORD"].startswith("${NEO4J_PASSWORD:?")
+    assert provider["UHP_ADMIN_KEY"].startswith("${UHP_ADMIN_KEY:?")
+
+
+def test_neo4j_container_gets_no_variable_it_would_misread(compose: dict[str, Any]) -> None:
+    # The image turns each NEO4J_* variable but a few into a neo4j.conf setting (NEO4J_PASSWORD would
+    # become `PASSWORD`), and Neo4j 5 refuses to start on a setting it does not know.
+    control = {"NEO4J_AUTH", "NEO4J_PLUGINS", "NEO4J_ACCEPT_LICENSE_AGREEMENT", "NEO4J_DEBUG"}
+    for name in _env(compose["services"]["neo4j"]):
+        assert name in control or name[len("NEO4J_") :].islower(), name
+
+
+def test_provider_waits_for_a_healthy_neo4j(compose: dict[str, Any]) -> None:
+    provider = compose["services"]["provider"]
+    assert provider["depends_on"]["neo4j"]["condition"] == "service_healthy"
+    assert _env(provider)["NEO4J_URI"] == "bolt://neo4j:7687"
+    assert "8080:8080" in provider["ports"]
+
+
+def test_provider_file_volume_is_the_images_file_dir(compose: dict[str, Any]) -> None:
+    env = dict(item.split("=", 1) for op, args in _instructions() if op == "ENV" for item in args.split())
+    targets = [volume.split(":", 1)[1] for volume in compose["services"]["provider"]["volumes"]]
+    assert env["UHP_FILE_DIR"] in targets
+
+
+def test_dockerfile_runs_unprivileged_with_a_readiness_check() -> None:
+    instructions = _instructions()
+    users = [args for op, args in instructions if op == "USER"]
+    assert users, "the image must name a USER"
+    assert users[-1].split(":")[0] not in {"root", "0"}
+    checks = [args for op, args in instructions if op == "HEALTHCHECK"]
+    assert len(checks) == 1
+    assert "/readyz" in checks[0]
+
+
+def test_dockerfile_layers_dependencies_before_source() -> None:
+    instructions = _instructions()
+    assert instructions[0] == ("FROM", "python:3.11-slim")
+    copies = [args.split()[0] for op, args in instructions if op == "COPY"]
+    assert copies.index("pyproject.toml") < copies.index("provider")
+    assert "cypher" in copies
+    cmd = json.loads(next(args for op, args in instructions if op == "CMD"))
+    assert cmd[:4] == ["python", "-m", "provider", "serve"]
