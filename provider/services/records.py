@@ -228,7 +228,8 @@ class RecordService:
         if stored.latest().follows:
             raise MemoryUnsupportedError(_follows_message(stored.latest().follows or {}), param="record_id")
         await self.records.forget(memory_id, record_id, ids.now_ms())
-        return await self.get(caller, memory_id, record_id, None)
+        # Read back under write, not read: a writer without read must still get its answer.
+        return await self._as_read(caller, (await self._stored(caller, memory_id, record_id, "write")).latest())
 
     def capabilities(self) -> dict[str, object]:
         """What records do here: every version kept, revise and forget native, files kept."""
