@@ -1,10 +1,14 @@
 // Words, through the full-text index over title, text parts and file parts' words. The Lucene
 // query is built from escaped user words and, when the scope is small enough, carries the scope
-// as a clause on search_memory; the WHERE below holds the scope either way.
+// as a clause on search_memory; the WHERE below holds the scope either way. Filters apply after
+// the index's top $fetch, so the service raises $fetch while `seen` shows the index had more.
 // Parameters: $lucene (string), $scope, $dnf, $fetch (int), $k (int).
-// Columns: id, memory_id, score. Scope: only records whose memory_id is in $scope.
+// Columns: id, memory_id, score, seen (int: how many the index returned before filtering).
+// Scope: only records whose memory_id is in $scope.
 CALL db.index.fulltext.queryNodes('record_words', $lucene, {limit: $fetch}) YIELD node AS r, score
-WITH r, score
+WITH collect({r: r, score: score}) AS hits
+UNWIND hits AS hit
+WITH hit.r AS r, hit.score AS score, size(hits) AS seen
 WHERE r.memory_id IN $scope
   AND any(conj IN $dnf WHERE all(p IN conj WHERE
     CASE p.op
@@ -18,6 +22,6 @@ WHERE r.memory_id IN $scope
       WHEN 'exists' THEN (r[p.key] IS NOT NULL) = p.value
       ELSE false
     END))
-RETURN r.id AS id, r.memory_id AS memory_id, score
+RETURN r.id AS id, r.memory_id AS memory_id, score, seen
 ORDER BY score DESC, id
 LIMIT $k

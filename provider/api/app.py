@@ -17,6 +17,7 @@ from provider.api.routes import (
     grants,
     graph,
     harnesses,
+    lifecycle,
     memories,
     meta,
     providers,
@@ -28,16 +29,20 @@ from provider.config import Settings
 from provider.embeddings import Embedder, SentenceTransformerEmbedder
 from provider.services.admin import AdminService
 from provider.services.content_parts import ContentService
+from provider.services.erase import EraseService
 from provider.services.files import FileService
 from provider.services.grants import GrantService
 from provider.services.graph import GraphService
 from provider.services.harnesses import HarnessService
 from provider.services.idempotency import IdempotencyService
 from provider.services.identity import IdentityService
+from provider.services.observe import ObserveService
+from provider.services.prime import PrimeService
 from provider.services.recall import RecallService
 from provider.services.records import RecordService
 from provider.services.snapshots import SnapshotService
 from provider.services.tree import TreeService
+from provider.services.types import TypeService
 from provider.store.driver import Neo4jStore
 from provider.store.files import Neo4jFileStore
 from provider.store.grants import Neo4jGrantStore
@@ -49,6 +54,7 @@ from provider.store.principals import Neo4jPrincipalStore
 from provider.store.recall import Neo4jRecallStore
 from provider.store.records import Neo4jRecordStore
 from provider.store.schema import apply_schema
+from provider.tokens import PackagedTokenizer
 
 
 def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) -> Services:
@@ -82,6 +88,10 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         ),
         graph=GraphService(tree, Neo4jGraphStore(store), recall_store, records),
         idempotency=IdempotencyService(Neo4jIdempotencyStore(store)),
+        erase=EraseService(tree, record_store, files, records.references),
+        observe=ObserveService(tree, records, settings.provider_id),
+        prime=PrimeService(tree, record_store, PackagedTokenizer(settings.embedding_model)),
+        types=TypeService(tree),
     )
 
 
@@ -114,6 +124,18 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
     idempotency.install(app)
     middleware.install(app)
     errors.install(app)
-    for module in (meta, admin, providers, memories, grants, harnesses, records, recall, graph, files):
+    for module in (
+        meta,
+        admin,
+        providers,
+        memories,
+        grants,
+        harnesses,
+        records,
+        recall,
+        graph,
+        lifecycle,
+        files,
+    ):
         app.include_router(module.router)
     return app

@@ -13,16 +13,20 @@ from provider.models import Caller
 from provider.services.admin import AdminService
 from provider.services.capabilities import Capable
 from provider.services.content_parts import ContentService
+from provider.services.erase import EraseService
 from provider.services.files import FileService
 from provider.services.grants import GrantService
 from provider.services.graph import GraphService
 from provider.services.harnesses import HarnessService
 from provider.services.idempotency import IdempotencyService
 from provider.services.identity import AdminCaller, IdentityService
+from provider.services.observe import ObserveService
+from provider.services.prime import PrimeService
 from provider.services.recall import RecallService
 from provider.services.records import RecordService
 from provider.services.snapshots import SnapshotService
 from provider.services.tree import TreeService
+from provider.services.types import TypeService
 from provider.store.driver import Neo4jStore
 
 
@@ -45,6 +49,10 @@ class Services:
     recall: RecallService
     graph: GraphService
     idempotency: IdempotencyService
+    erase: EraseService
+    observe: ObserveService
+    prime: PrimeService
+    types: TypeService
     schema_applied: bool = False
 
     def capable(self) -> list[Capable]:

@@ -86,6 +86,16 @@ class FileService:
         }
         return {**part, "file": file}
 
+    async def erase_unnamed(self, file_ids: list[str]) -> list[str]:
+        """Removes the bytes and metadata of files no remaining version names; their ids."""
+        if not file_ids:
+            return []
+        gone = await self.files.unnamed(sorted(set(file_ids)))
+        for row in gone:
+            await asyncio.to_thread(self.blobs.delete, row["sha256"])
+        await self.files.delete([row["id"] for row in gone])
+        return [row["id"] for row in gone]
+
     async def read(self, file_id: str) -> tuple[bytes, str]:
         """The exact bytes and their media type."""
         meta = (await self.files.get_many([file_id])).get(file_id)

@@ -64,11 +64,25 @@ class RecordService:
                 versions.append(await self.stated_version(caller, memory_id, body, record_id))
             except (MemoryInvalidError, MemoryUnsupportedError) as e:
                 refused[record_id] = e
+        return await self._store_batch(versions), refused
+
+    async def remember_stamped(
+        self, caller: Caller, memory_id: str, bodies: list[tuple[str, dict[str, Any]]], writer: Writer
+    ) -> list[RecordVersion]:
+        """Records the provider writes itself (observe, consolidation): validated, then stamped `writer`."""
+        versions = [
+            replace(await self.stated_version(caller, memory_id, body, record_id), writer=writer)
+            for record_id, body in bodies
+        ]
+        await self._store_batch(versions)
+        return versions
+
+    async def _store_batch(self, versions: list[RecordVersion]) -> int:
         words = [rules.words_of(v.title, v.content) for v in versions]
         embeddable = [w for w in words if w.strip()]
         vectors = iter(await self.embedder.embed(embeddable)) if embeddable else iter([])
         embeddings = [next(vectors) if w.strip() else None for w in words]
-        return await self.records.create_many(list(zip(versions, words, embeddings, strict=True))), refused
+        return await self.records.create_many(list(zip(versions, words, embeddings, strict=True)))
 
     async def stated_version(
         self, caller: Caller, memory_id: str, body: dict[str, Any], record_id: str
@@ -229,7 +243,8 @@ class RecordService:
             raise MemoryUnsupportedError(_follows_message(stored.latest().follows or {}), param="record_id")
         await self.records.forget(memory_id, record_id, ids.now_ms())
         # Read back under write, not read: a writer without read must still get its answer.
-        return await self._as_read(caller, (await self._stored(caller, memory_id, record_id, "write")).latest())
+        forgotten = await self._stored(caller, memory_id, record_id, "write")
+        return await self._as_read(caller, forgotten.latest())
 
     def capabilities(self) -> dict[str, object]:
         """What records do here: every version kept, revise and forget native, files kept."""

@@ -55,8 +55,10 @@ class ReferenceResolver:
             caller, {r["memory_id"] for r in old} | {r["memory_id"] for r in asked}
         )
         unseen = [r for r in old if r["memory_id"] not in readable]
-        unseen_keys = {(r["rel"], r["record_id"]) for r in unseen}
-        kept = [r for r in asked if (r["rel"], r["record_id"]) not in unseen_keys]
+        # Matched by record id alone: a reviser echoing the bare {record_id, available: false} it was
+        # shown (rel defaulted) must not add a second reference to a target it cannot see.
+        unseen_ids = {r["record_id"] for r in unseen}
+        kept = [r for r in asked if r["record_id"] not in unseen_ids]
         merged = kept + unseen
         for rel in ("subject", "object"):
             if sum(1 for r in merged if r["rel"] == rel) > 1:

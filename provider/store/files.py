@@ -17,6 +17,14 @@ class Neo4jFileStore:
         """One uploaded file."""
         return (await self.store.write("file_create", **fields))[0]
 
+    async def unnamed(self, file_ids: list[str]) -> list[Row]:
+        """Files no record version names any more."""
+        return await self.store.read("file_unnamed", ids=file_ids)
+
+    async def delete(self, file_ids: list[str]) -> None:
+        """Removes file metadata."""
+        await self.store.write("file_delete", ids=file_ids)
+
     async def get_many(self, file_ids: list[str]) -> dict[str, Row]:
         """Id → metadata for the ids that exist."""
         return {r["id"]: r for r in await self.store.read("file_get_many", ids=file_ids)}

@@ -86,11 +86,17 @@ class Neo4jRecallStore:
         terms = lucene_terms(text)
         if not terms:
             return []
+        lucene = lucene_query(terms, scope)
+        # Filters (and a scope too large for the Lucene clause) apply after the index's top $fetch:
+        # over-fetch until k pass or the index has nothing more, so a filter never starves words.
+        filtered_after = dnf != [[]] or len(scope) > SCOPE_CLAUSE_MAX
         fetch = k if len(scope) <= SCOPE_CLAUSE_MAX else min(INDEX_FETCH_MAX, k * 20)
-        rows = await self.store.read(
-            "recall_text", lucene=lucene_query(terms, scope), scope=scope, dnf=dnf, fetch=fetch, k=k
-        )
-        return [(r["id"], r["memory_id"], r["score"]) for r in rows]
+        while True:
+            rows = await self.store.read("recall_text", lucene=lucene, scope=scope, dnf=dnf, fetch=fetch, k=k)
+            seen = rows[0]["seen"] if rows else fetch
+            if not filtered_after or len(rows) >= k or seen < fetch or fetch >= INDEX_FETCH_MAX:
+                return [(r["id"], r["memory_id"], r["score"]) for r in rows]
+            fetch = min(INDEX_FETCH_MAX, fetch * 4)
 
     async def fields(self, scope: list[str], dnf: Any, k: int) -> list[Hit]:
         """Records passing the filters, newest first."""

@@ -171,6 +171,23 @@ class Neo4jRecordStore:
         """New vectors for the Record and its current version."""
         await self.store.write("record_embedding_set", rows=rows)
 
+    async def entities(self, memory_ids: list[str]) -> list[Row]:
+        """Active entities of these memories with their names and aliases."""
+        return await self.store.read("entity_names", memory_ids=memory_ids)
+
+    async def standing(self, memory_id: str, limit: int) -> list[RecordVersion]:
+        """Active records marked `attributes.standing`, oldest first."""
+        rows = await self.store.read("record_standing", memory_id=memory_id, limit=limit)
+        return [version_from(r["version"]) for r in rows]
+
+    async def erase_plan(self, memory_id: str, record_ids: list[str]) -> Row:
+        """Missing ids, doomed records (the named and what was derived only from them), their contents."""
+        return (await self.store.read("record_erase_plan", memory_id=memory_id, ids=record_ids))[0]
+
+    async def erase(self, record_ids: list[str]) -> None:
+        """Removes every version and the record itself."""
+        await self.store.write("record_erase", ids=record_ids)
+
     async def read(self, record_id: str) -> StoredRecord | None:
         """A record with all its versions, or None."""
         rows = await self.store.read("record_read", id=record_id)

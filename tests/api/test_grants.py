@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from tests.api.tree_support import (
     ALL,
     Memories,
+    Reply,
     assert_error,
     forbidden,
     invalid,
@@ -32,7 +33,7 @@ def mem(client: TestClient) -> Iterator[Memories]:
 
 def post_grant(
     client: TestClient, who: Member, memory_id: str, principal: object, privileges: object
-) -> object:
+) -> Reply:
     return client.post(
         f"/v1/memories/{memory_id}/grants",
         json={"principal": principal, "privileges": privileges},

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.api.tree_support import ALL, Memories, assert_error, invalid, ok, validate
+from tests.api.tree_support import ALL, Memories, Reply, assert_error, invalid, ok, validate
 from tests.conftest import Admin, Member
 
 
@@ -42,7 +42,7 @@ def memories_of(client: TestClient, who: Member, harness_id: str) -> dict[str, A
     return body
 
 
-def put_settings(client: TestClient, who: Member, harness_id: str, **fields: Any) -> Any:
+def put_settings(client: TestClient, who: Member, harness_id: str, **fields: Any) -> Reply:
     return client.put(f"/v1/harnesses/{harness_id}/memories", json=fields, headers=who.headers)
 
 

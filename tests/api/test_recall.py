@@ -674,3 +674,27 @@ def test_an_empty_memory_abstains(mem: Memories, alice: Member) -> None:
     answer = recall(mem.client, alice, memory["id"], query="When does Quillon Freight renew?")
     assert answer["results"] == [] and answer["abstain"] is True
     validate("MemoryRecall", answer)
+
+
+def test_a_reader_without_read_is_403(mem: Memories, alice: Member, bob: Member) -> None:
+    guarded = make_guarded(mem, alice, bob)
+    response = recall_reply(mem.client, bob, guarded.memories["W"]["id"], {"text": guarded.tag})
+    assert_error(response, 403, "memory_forbidden")
+
+
+def test_filters_do_not_starve_the_words_they_confine(mem: Memories, alice: Member) -> None:
+    """Many records share the word; the one the filter wants ranks last by words alone."""
+    memory = mem.make(alice, "crowded")
+    tag = word("crowd")
+    for i in range(45):
+        mem.remember(alice, memory["id"], f"{tag} pays.", attributes={"n": i})
+    wanted = mem.remember(
+        alice,
+        memory["id"],
+        f"{tag} is mentioned once in this much longer sentence about a quiet account that pays rarely.",
+        attributes={"account": "wanted"},
+    )
+    filters = leaf("attributes.account", "eq", "wanted")
+    for signal in ({"text": tag}, {"query": f"{tag} pays."}):
+        answer = recall(mem.client, alice, memory["id"], filters=filters, limit=5, **signal)
+        assert found(answer) == [wanted["id"]], signal

@@ -111,9 +111,7 @@ def test_a_reviser_keeps_the_references_it_could_not_see(
     lab.grant(alice, shared, bob, "read", "write")
     hidden_target = lab.remember(alice, secret, type="entity", content="Ines Varga")
     seen_target = lab.remember(alice, shared, type="entity", content="Harlow Mills")
-    record = lab.remember(
-        alice, shared, references=[{"rel": "subject", "record_id": hidden_target["id"]}]
-    )
+    record = lab.remember(alice, shared, references=[{"rel": "subject", "record_id": hidden_target["id"]}])
     assert lab.get(bob, shared, record["id"])["references"] == [hidden(hidden_target["id"])]
     revised = lab.revise(
         bob, shared, record["id"], references=[{"rel": "object", "record_id": seen_target["id"]}]
@@ -124,7 +122,9 @@ def test_a_reviser_keeps_the_references_it_could_not_see(
     ]
     emptied = lab.revise(bob, shared, record["id"], references=[])
     assert emptied["references"] == [hidden(hidden_target["id"])]
-    assert lab.get(alice, shared, record["id"])["references"] == [shown("subject", secret, hidden_target["id"])]
+    assert lab.get(alice, shared, record["id"])["references"] == [
+        shown("subject", secret, hidden_target["id"])
+    ]
     second_subject = lab.patch(
         bob, shared, record["id"], {"references": [{"rel": "subject", "record_id": seen_target["id"]}]}
     )
@@ -136,6 +136,28 @@ def test_a_reviser_keeps_the_references_it_could_not_see(
         [hidden(hidden_target["id"])],
         [shown("object", shared, seen_target["id"]), hidden(hidden_target["id"])],
         [hidden(hidden_target["id"])],
+    ]
+
+
+def test_a_reviser_echoing_what_it_read_adds_nothing_it_could_not_see(
+    lab: Lab, alice: Member, bob: Member
+) -> None:
+    shared = lab.memory(alice)
+    secret = lab.memory(alice)
+    lab.grant(alice, shared, bob, "read", "write")
+    hidden_target = lab.remember(alice, secret, type="entity", content="Ines Varga")
+    seen_target = lab.remember(alice, shared, type="entity", content="Harlow Mills")
+    record = lab.remember(alice, shared, references=[{"rel": "subject", "record_id": hidden_target["id"]}])
+    read = lab.get(bob, shared, record["id"])["references"]
+    echoed = [*read, {"rel": "object", "record_id": seen_target["id"]}]
+    revised = lab.revise(bob, shared, record["id"], references=echoed)
+    assert revised["references"] == [
+        shown("object", shared, seen_target["id"]),
+        hidden(hidden_target["id"]),
+    ]
+    assert lab.get(alice, shared, record["id"])["references"] == [
+        shown("object", shared, seen_target["id"]),
+        shown("subject", secret, hidden_target["id"]),
     ]
 
 

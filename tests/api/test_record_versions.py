@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -62,12 +63,13 @@ def test_a_revision_changes_only_what_it_names(lab: Lab, alice: Member) -> None:
 def test_a_bad_revision_is_refused_and_changes_nothing(lab: Lab, alice: Member) -> None:
     memory_id = lab.memory(alice)
     record = lab.remember(alice, memory_id, content="kept")
-    for body in (
+    bodies: list[dict[str, Any]] = [
         {"content": [{"type": "image"}]},
         {"title": "t" * 301},
         {"time": {"valid_from": "soon"}},
         {"content": []},
-    ):
+    ]
+    for body in bodies:
         assert_error(lab.patch(alice, memory_id, record["id"], body), 422, "memory_invalid")
     assert lab.get(alice, memory_id, record["id"]) == record
 

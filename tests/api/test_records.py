@@ -287,7 +287,9 @@ def test_a_server_key_may_mark_a_record_as_following_a_source(lab: Lab, admin: A
     server = admin.member("agent", server=True)
     memory_id = lab.memory(server)
     source = {"kind": "skill", "id": f"skl_{tag()}", "name": "refund-policy"}
-    record = lab.remember(server, memory_id, type="procedure", content="Refund within 30 days.", follows=source)
+    record = lab.remember(
+        server, memory_id, type="procedure", content="Refund within 30 days.", follows=source
+    )
     assert record["follows"] == source
     assert lab.get(server, memory_id, record["id"])["follows"] == source
     for response in (

@@ -85,9 +85,7 @@ def test_a_snapshot_keeps_a_forgotten_record_active(lab: Lab, alice: Member) -> 
     assert lab.listed(alice, memory_id) == []
 
 
-def test_snapshots_need_write_to_make_and_read_to_list(
-    lab: Lab, alice: Member, bob: Member
-) -> None:
+def test_snapshots_need_write_to_make_and_read_to_list(lab: Lab, alice: Member, bob: Member) -> None:
     memory_id = lab.memory(alice)
     made = snapshot(lab, alice, memory_id, "one")
     assert_error(post_snapshot(lab, bob, memory_id, {"name": "x"}), 404, "memory_not_found")

@@ -12,6 +12,7 @@ from tests.api.tree_support import (
     ALL,
     MEMORY_ID,
     Memories,
+    Reply,
     forbidden,
     invalid,
     listed_ids,
@@ -93,7 +94,7 @@ def test_creating_a_child_needs_create_on_the_parent(
 ) -> None:
     root = mem.make(alice, "root")
 
-    def attempt() -> object:
+    def attempt() -> Reply:
         return client.post("/v1/memories", json={"name": "b", "parent_id": root["id"]}, headers=bob.headers)
 
     not_found(attempt())  # holds nothing: the parent does not exist for bob

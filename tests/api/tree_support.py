@@ -6,9 +6,8 @@ import json
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-import httpx
 import jsonschema
 from fastapi.testclient import TestClient
 
@@ -17,6 +16,18 @@ from tests.conftest import Member
 SCHEMA_FILE = Path(__file__).resolve().parents[3] / "shared" / "uhp" / "uhp-2026-10-04.schema.json"
 MEMORY_ID = re.compile(r"^hmem_[0-9a-f]{32}$")
 ALL = ["read", "write", "create", "delete"]
+
+
+class Reply(Protocol):
+    """What the checks read of a response, whichever httpx the test client is built on."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+    def json(self, **kwargs: Any) -> Any: ...
 
 
 @cache
@@ -38,14 +49,14 @@ def validate(definition: str, instance: Any) -> None:
     _validator(definition).validate(instance)
 
 
-def ok(response: httpx.Response) -> dict[str, Any]:
+def ok(response: Reply) -> dict[str, Any]:
     """The body of a 200, failing with the body otherwise."""
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
 
 
-def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+def assert_error(response: Reply, status: int, code: str) -> dict[str, Any]:
     """A UHP error envelope with this status and code."""
     assert response.status_code == status, response.text
     body = response.json()
@@ -55,17 +66,17 @@ def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, 
     return error
 
 
-def not_found(response: httpx.Response) -> None:
+def not_found(response: Reply) -> None:
     """Unknown and unseen look the same: 404 memory_not_found."""
     assert_error(response, 404, "memory_not_found")
 
 
-def forbidden(response: httpx.Response) -> None:
+def forbidden(response: Reply) -> None:
     """Seen, without the privilege: 403 memory_forbidden."""
     assert_error(response, 403, "memory_forbidden")
 
 
-def invalid(response: httpx.Response) -> None:
+def invalid(response: Reply) -> None:
     """422 memory_invalid."""
     assert_error(response, 422, "memory_invalid")
 
@@ -90,7 +101,7 @@ def listing(client: TestClient, who: Member, limit: int = 100, **params: str) ->
 
 def listed_ids(client: TestClient, who: Member, **params: str) -> list[str]:
     """The ids of a whole listing, in order."""
-    return [m["id"] for m in listing(client, who, **params)]
+    return [m["id"] for m in listing(client, who, 100, **params)]
 
 
 class Memories:
@@ -113,7 +124,7 @@ class Memories:
         validate("Memory", body)
         return body
 
-    def put(self, who: Member, memory_id: str, **fields: Any) -> httpx.Response:
+    def put(self, who: Member, memory_id: str, **fields: Any) -> Reply:
         """PUT with these fields."""
         return self.client.put(f"/v1/memories/{memory_id}", json=fields, headers=who.headers)
 

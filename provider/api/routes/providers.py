@@ -12,6 +12,12 @@ from provider.services.capabilities import provider_document
 router = APIRouter(prefix="/v1/memories", tags=["providers"])
 
 
+@router.get("/types")
+async def list_types(services: ServicesDep, _: CallerDep) -> dict[str, Any]:
+    """The core types with what each is; no extension types are registered."""
+    return {"object": "list", "data": services.types.listing()}
+
+
 @router.get("/providers")
 async def list_providers(services: ServicesDep, _: CallerDep) -> dict[str, Any]:
     """The one connected provider, declaring only what its services do."""

@@ -1,0 +1,191 @@
+"""Record latency over HTTP on the real Neo4j and model: remember, get and revise, one call at a time.
+
+Run from the repository root: `python -m bench.records`. The database is NEO4J_URI (with NEO4J_USER and
+NEO4J_PASSWORD) or whatever tests.neo4j_target.provision finds; the app runs in-process behind
+Starlette's TestClient, so the numbers include routing, auth, access checks, embedding and Cypher but no
+network. Writes bench/results/records.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import secrets
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from bench.embeddings import MODEL, percentile, sentences
+from provider.api.app import create_app
+from provider.config import Settings
+from provider.embeddings import SentenceTransformerEmbedder
+from tests.neo4j_target import Neo4jTarget, provision
+
+RESULTS = Path(__file__).resolve().parent / "results" / "records.json"
+
+
+def summary(timings: Sequence[float]) -> dict[str, float]:
+    """Milliseconds: p50, p95, mean, max over the calls."""
+    return {
+        "calls": len(timings),
+        "p50_ms": percentile(timings, 0.50),
+        "p95_ms": percentile(timings, 0.95),
+        "mean_ms": statistics.fmean(timings),
+        "max_ms": max(timings),
+    }
+
+
+def timed(call: Callable[[], Any]) -> tuple[float, Any]:
+    """One call's wall time in milliseconds and its body; anything but 200 stops the run."""
+    began = time.perf_counter()
+    response = call()
+    elapsed = (time.perf_counter() - began) * 1000
+    if response.status_code != 200:
+        raise SystemExit(f"bench: {response.status_code} {response.text}")
+    return elapsed, response.json()
+
+
+class Bench:
+    """One member, one memory, and the three operations timed against it."""
+
+    def __init__(self, client: TestClient, admin_key: str):
+        self.client = client
+        admin = {"Authorization": f"Bearer {admin_key}"}
+        member = client.post("/v1/admin/members", json={"type": "agent", "name": "bench"}, headers=admin)
+        key = client.post(
+            f"/v1/admin/members/{member.json()['id']}/keys", json={"server": False}, headers=admin
+        )
+        self.headers = {"Authorization": f"Bearer {key.json()['key']}"}
+        memory = client.post(
+            "/v1/memories", json={"name": f"bench-{secrets.token_hex(4)}"}, headers=self.headers
+        )
+        self.memory_id: str = memory.json()["id"]
+        self.records = f"/v1/memories/{self.memory_id}/records"
+
+    def remember(self, text: str) -> tuple[float, str]:
+        elapsed, body = timed(
+            lambda: self.client.post(
+                self.records, json={"type": "fact", "content": text}, headers=self.headers
+            )
+        )
+        return elapsed, str(body["id"])
+
+    def get(self, record_id: str) -> float:
+        return timed(lambda: self.client.get(f"{self.records}/{record_id}", headers=self.headers))[0]
+
+    def revise(self, record_id: str, text: str) -> float:
+        body = {"content": text}
+        return timed(
+            lambda: self.client.patch(f"{self.records}/{record_id}", json=body, headers=self.headers)
+        )[0]
+
+    def close(self) -> None:
+        self.client.delete(f"/v1/memories/{self.memory_id}", headers=self.headers)
+
+
+def measure(bench: Bench, count: int, warmup: int) -> dict[str, dict[str, float]]:
+    """Warm-up calls of each kind first (model, driver pool, query plans), then `count` timed calls each."""
+    texts = sentences(warmup + count, seed=23)
+    edits = sentences(warmup + count, seed=29)
+    for text, edit in zip(texts[:warmup], edits[:warmup], strict=True):
+        _, record_id = bench.remember(text)
+        bench.get(record_id)
+        bench.revise(record_id, edit)
+    written = [bench.remember(text) for text in texts[warmup:]]
+    ids = [record_id for _, record_id in written]
+    order = random.Random(5).sample(ids, len(ids))
+    return {
+        "remember": summary([elapsed for elapsed, _ in written]),
+        "get": summary([bench.get(record_id) for record_id in order]),
+        "revise": summary([bench.revise(r, e) for r, e in zip(order, edits[warmup:], strict=True)]),
+    }
+
+
+def environment(target: Neo4jTarget, load_s: float) -> dict[str, Any]:
+    """What the numbers were measured on."""
+    import torch
+
+    return {
+        "neo4j": f"{target.version} {target.edition} ({target.source})",
+        "model": MODEL,
+        "model_load_s": load_s,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "transport": "in-process (Starlette TestClient), no network",
+    }
+
+
+def run(count: int, warmup: int) -> dict[str, Any]:
+    """Provisions Neo4j, starts the app with the real model, measures, cleans up what it made."""
+    target = provision()
+    began = time.perf_counter()
+    embedder = SentenceTransformerEmbedder(MODEL)
+    embedder.load()
+    load_s = time.perf_counter() - began
+    admin_key = "adm_" + secrets.token_urlsafe(24)
+    try:
+        with tempfile.TemporaryDirectory(prefix="uhp-bench-files-") as files:
+            settings = Settings(
+                environment="test",
+                admin_key=SecretStr(admin_key),
+                neo4j_uri=target.uri,
+                neo4j_user=target.user,
+                neo4j_password=SecretStr(target.password),
+                file_dir=Path(files),
+            )
+            with TestClient(create_app(settings, embedder=embedder)) as client:
+                bench = Bench(client, admin_key)
+                try:
+                    timings = measure(bench, count, warmup)
+                finally:
+                    bench.close()
+    finally:
+        target.close()
+    return {"environment": environment(target, load_s), "records": count, "warmup": warmup, **timings}
+
+
+def table(result: dict[str, Any]) -> str:
+    """The numbers as a small table."""
+    rows = [["operation", "calls", "p50 ms", "p95 ms", "mean ms", "max ms"]]
+    for name in ("remember", "get", "revise"):
+        s = result[name]
+        rows.append(
+            [name, str(s["calls"]), *(f"{s[k]:.1f}" for k in ("p50_ms", "p95_ms", "mean_ms", "max_ms"))]
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [
+        row[0].ljust(widths[0]) + "".join(c.rjust(w + 2) for c, w in zip(row[1:], widths[1:], strict=True))
+        for row in rows
+    ]
+    env = result["environment"]
+    lines.append(f"\nneo4j {env['neo4j']}; {env['model']}; {env['cpus']} CPUs; {env['transport']}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """CLI entry."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--records", type=int, default=300, help="timed calls of each operation")
+    parser.add_argument("--warmup", type=int, default=20, help="untimed calls of each operation first")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
+    args = parser.parse_args()
+    result = run(args.records, args.warmup)
+    print(table(result))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+// What an erase of some records reaches: the records named (which must be in the memory), every
+// record derived from them whose derived_from sources are all being erased (followed to a fixed
+// point, five levels deep), and the file ids any of their versions name.
+// Parameters: $memory_id, $ids (list of record ids).
+// Columns: missing (ids not in the memory), doomed (list of maps: id, memory_id), files (file ids).
+// Scope: the service has checked delete on the memory; derived copies elsewhere are reached too,
+// because erase is a person's right over what was concluded from their words.
+CALL () {
+  UNWIND $ids AS wanted
+  OPTIONAL MATCH (r:Record {id: wanted, memory_id: $memory_id})
+  WITH wanted, r WHERE r IS NULL
+  RETURN collect(wanted) AS missing
+}
+CALL () {
+  MATCH (r:Record) WHERE r.id IN $ids AND r.memory_id = $memory_id
+  OPTIONAL MATCH (d:Record)-[:REFERENCES*1..5 {rel: 'derived_from'}]->(r)
+  WITH collect(DISTINCT r) + collect(DISTINCT d) AS reached
+  UNWIND reached AS candidate
+  WITH DISTINCT candidate, reached
+  WHERE candidate.id IN $ids
+     OR all(src IN [(candidate)-[:REFERENCES {rel: 'derived_from'}]->(s:Record) | s] WHERE src IN reached)
+  RETURN collect({id: candidate.id, memory_id: candidate.memory_id}) AS doomed
+}
+CALL (doomed) {
+  UNWIND doomed AS gone
+  MATCH (v:RecordVersion {record_id: gone.id})
+  RETURN collect(DISTINCT v.content_json) AS contents
+}
+RETURN missing, doomed, contents

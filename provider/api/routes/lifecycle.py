@@ -1,0 +1,48 @@
+"""Observe, erase, prime and record operations: `/v1/memories/{id}/...`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query
+
+from provider.api.deps import CallerDep, ServicesDep
+from provider.protocol.records import record_json
+
+router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["lifecycle"])
+
+JsonObject = Annotated[dict[str, Any], Body(description="The chapter's request object.")]
+
+
+@router.post("/observe")
+async def observe(
+    memory_id: str, body: JsonObject, services: ServicesDep, caller: CallerDep
+) -> dict[str, Any]:
+    """Appends episodes; entity links are derived before the answer, so it is 200 with the records."""
+    kept = await services.observe.observe(caller, memory_id, body)
+    return {"object": "list", "data": [record_json(r) for r in kept], "next": None}
+
+
+@router.post("/erase")
+async def erase(memory_id: str, body: JsonObject, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """Removes content for good (needs delete) and says what it could not reach."""
+    return await services.erase.erase(caller, memory_id, body)
+
+
+@router.get("/prime")
+async def prime(
+    memory_id: str,
+    services: ServicesDep,
+    caller: CallerDep,
+    budget: Annotated[int, Query(description="Most tokens to return.")] = 2000,
+) -> dict[str, Any]:
+    """The memory's standing records, fenced as data, within the budget."""
+    return await services.prime.prime(caller, memory_id, budget)
+
+
+@router.post("/records/{record_id}/operations/{name}")
+async def operate(
+    memory_id: str, record_id: str, name: str, services: ServicesDep, caller: CallerDep
+) -> dict[str, Any]:
+    """Operations belong to registered extension types; none are registered here."""
+    return await services.types.operate(caller, memory_id, record_id, name)

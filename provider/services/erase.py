@@ -1,0 +1,82 @@
+"""Erase: content removed for good, from the record and from what was derived from it.
+
+The answer lists, honestly, what the provider could not reach.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from provider.errors import MemoryInvalidError, RecordNotFoundError
+from provider.models import Caller
+from provider.services.files import FileService
+from provider.services.references import ReferenceResolver
+from provider.services.tree import TreeService
+from provider.store.records import Neo4jRecordStore
+
+MAX_IDS = 1000
+
+# What stays behind after an erase, outside the provider's reach until time passes. Each entry is
+# true of this deployment: the local server and the compose file configure both to rotate.
+UNREACHABLE = [
+    "neo4j:transaction_logs_until_rotation",
+    "neo4j:index_segments_until_merge",
+    "backups_taken_before_the_erase",
+]
+
+Invalidator = Callable[[list[str]], Awaitable[None]]
+
+
+class EraseService:
+    """Needs delete on the memory; never an agent tool (the tool list leaves it out)."""
+
+    def __init__(
+        self, tree: TreeService, records: Neo4jRecordStore, files: FileService, references: ReferenceResolver
+    ):
+        self.tree = tree
+        self.records = records
+        self.files = files
+        self.references = references
+        self.invalidators: list[Invalidator] = []
+
+    def capabilities(self) -> dict[str, Any]:
+        """Erase reports what it cannot reach."""
+        return {"erase": {"unreachable": "reported", "derived": "erased"}}
+
+    async def erase(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Removes every version of the named records and of records derived only from them."""
+        await self.tree.require(caller, memory_id, "delete")
+        record_ids = body.get("record_ids")
+        if (
+            not isinstance(record_ids, list)
+            or not record_ids
+            or len(record_ids) > MAX_IDS
+            or not all(isinstance(r, str) for r in record_ids)
+        ):
+            raise MemoryInvalidError(
+                f"record_ids is a list of 1 to {MAX_IDS} record ids.", param="record_ids"
+            )
+        plan = await self.records.erase_plan(memory_id, sorted(set(record_ids)))
+        if plan["missing"]:
+            raise RecordNotFoundError("A record named is not in this memory.", param="record_ids")
+        doomed = plan["doomed"]
+        await self.records.erase([d["id"] for d in doomed])
+        await self.files.erase_unnamed(_file_ids(plan["contents"]))
+        touched = sorted({d["memory_id"] for d in doomed})
+        for invalidate in self.invalidators:
+            await invalidate(touched)
+        readable = await self.references.readable(caller, set(touched))
+        named = [r for r in dict.fromkeys(record_ids)]
+        derived = [d["id"] for d in doomed if d["id"] not in named and d["memory_id"] in readable]
+        return {"object": "memory.erasure", "erased": named + derived, "unreachable": list(UNREACHABLE)}
+
+
+def _file_ids(contents: list[str]) -> list[str]:
+    ids: list[str] = []
+    for raw in contents:
+        for part in json.loads(raw or "[]"):
+            if isinstance(part, dict) and part.get("type") == "file":
+                ids.append(part["file"]["id"])
+    return ids

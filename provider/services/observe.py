@@ -1,0 +1,92 @@
+"""Observe: episodes in as the provider's own records, linked at write time to the entities they name.
+
+No model runs on the write path: an episode is linked with an `about` reference to each active
+entity, in the memory or an ancestor the observer may read, whose title or declared alias
+(`attributes.aliases`) it mentions as whole words, ignoring case and accents.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from provider import ids
+from provider.errors import MemoryInvalidError
+from provider.models import Caller, ReadRecord, Writer
+from provider.services import content as rules
+from provider.services.records import RecordService
+from provider.services.tree import TreeService
+
+MAX_EPISODES = 500
+
+
+def normalise(text: str) -> str:
+    """Case-folded, accents removed, so `Inès` and `INES` match."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def names_of(entity: dict[str, Any]) -> list[str]:
+    """An entity goes by its title (or its first line) and its aliases."""
+    first = entity["title"] or (entity["text"] or "").split("\n", 1)[0]
+    aliases = entity["aliases"] if isinstance(entity["aliases"], list) else []
+    return [n for n in [first, *aliases] if isinstance(n, str) and n.strip()]
+
+
+class EntityMatcher:
+    """One regular expression per name, anchored on word boundaries."""
+
+    def __init__(self, entities: list[dict[str, Any]]):
+        self.patterns = [
+            (entity, re.compile(r"(?<!\w)" + re.escape(normalise(name)) + r"(?!\w)"))
+            for entity in entities
+            for name in names_of(entity)
+        ]
+
+    def mentioned(self, text: str) -> list[dict[str, Any]]:
+        """Entities named in the text, each once, in the order found."""
+        haystack = normalise(text)
+        found: dict[str, dict[str, Any]] = {}
+        for entity, pattern in self.patterns:
+            if entity["id"] not in found and pattern.search(haystack):
+                found[entity["id"]] = entity
+        return list(found.values())
+
+
+class ObserveService:
+    """Needs write; answers 200 with the episodes it kept (derivation runs at write time)."""
+
+    def __init__(self, tree: TreeService, records: RecordService, provider_id: str):
+        self.tree = tree
+        self.records = records
+        self.provider_id = provider_id
+
+    def capabilities(self) -> dict[str, Any]:
+        """Episodes are kept; derivation (entity links) happens before the answer."""
+        return {"derivation": "write_time", "observe": {"keeps_episodes": True, "answers": "records"}}
+
+    async def observe(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> list[ReadRecord]:
+        """Keeps each episode as an `episode` record written by the provider on the observer's behalf."""
+        episodes = body.get("episodes")
+        if not isinstance(episodes, list) or not episodes or len(episodes) > MAX_EPISODES:
+            raise MemoryInvalidError(f"episodes is a list of 1 to {MAX_EPISODES} episodes.", param="episodes")
+        await self.tree.require(caller, memory_id, "write")
+        matcher = EntityMatcher(
+            await self.records.records.entities(await self._entity_memories(caller, memory_id))
+        )
+        writer = Writer(kind="provider", id=self.provider_id, on_behalf_of=caller.principal)
+        bodies = []
+        for index, episode in enumerate(episodes):
+            if not isinstance(episode, dict):
+                raise MemoryInvalidError("Each episode is an object with content.", param=f"episodes.{index}")
+            text = rules.words_of(None, rules.normalise_content(episode.get("content"), title=None))
+            about = [{"rel": "about", "record_id": e["id"]} for e in matcher.mentioned(text)]
+            bodies.append((ids.new_id(ids.RECORD), {**episode, "type": "episode", "references": about}))
+        versions = await self.records.remember_stamped(caller, memory_id, bodies, writer)
+        return await self.records.references.for_reads(caller, versions)
+
+    async def _entity_memories(self, caller: Caller, memory_id: str) -> list[str]:
+        reach = await self.tree.readable_scope(caller, memory_id, 0)
+        views = await self.tree.views(caller, reach.chain)
+        return [memory_id] + [v.node.id for v in views if "read" in v.privileges]
