@@ -1,4 +1,5 @@
-// Appends a version: the current one is closed as superseded and the new one becomes current.
+// Appends a version: the current one is closed as superseded (a forgotten one, brought back by a
+// consolidation revert, keeps its forgotten status) and the new one becomes current.
 // The first SET takes the record's write lock, so two revisions cannot both build on $expected.
 // Parameters: $id, $memory_id, $expected (int, the version the reviser read), $now (int ms),
 //   $record (map: the Record's new properties), $version (map: the new RecordVersion),
@@ -10,7 +11,8 @@ SET r.locked_at = $now
 WITH r
 WHERE r.version = $expected
 MATCH (old:RecordVersion {version: $expected})-[:VERSION_OF]->(r)
-SET old.status = 'superseded', old.superseded_at = $now, old.invalidated_at = $now
+SET old.status = CASE old.status WHEN 'forgotten' THEN 'forgotten' ELSE 'superseded' END,
+    old.superseded_at = $now, old.invalidated_at = coalesce(old.invalidated_at, $now)
 CREATE (v:RecordVersion)-[:VERSION_OF]->(r)
 SET v = $version
 SET r = $record

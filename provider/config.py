@@ -36,6 +36,8 @@ class Settings(BaseSettings):
     content_media: list[str] = ["text/*", "image/*", "application/pdf", "audio/*"]
     subtree_cap: int = 5000
     abstain_below: float = 0.35
+    duplicate_similarity: float = 0.95
+    consolidation_budget: int = 1000
     provider_id: str = "neo4j"
 
     @model_validator(mode="after")

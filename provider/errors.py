@@ -132,6 +132,12 @@ class FileNotFoundInStoreError(NotFoundError):
     code = "file_not_found"
 
 
+class ConsolidationNotFoundError(NotFoundError):
+    """No such consolidation run in this memory (a vendor-prefixed code: the chapter defines none)."""
+
+    code = "uhp_memory.consolidation_not_found"
+
+
 class MemoriesNotAttachedError(NotFoundError):
     """A harness whose agent holds no grant."""
 

@@ -25,6 +25,7 @@ def now_ms() -> int:
 
 
 SNAPSHOT = "hsnp_"
+CONSOLIDATION = "hcon_"
 FILE = "file_"
 
 

@@ -13,6 +13,7 @@ from provider.api import errors, idempotency, middleware
 from provider.api.deps import Services
 from provider.api.routes import (
     admin,
+    consolidations,
     files,
     grants,
     graph,
@@ -28,6 +29,7 @@ from provider.blobs import DirectoryBlobStore
 from provider.config import Settings
 from provider.embeddings import Embedder, SentenceTransformerEmbedder
 from provider.services.admin import AdminService
+from provider.services.consolidation import ConsolidationService
 from provider.services.content_parts import ContentService
 from provider.services.erase import EraseService
 from provider.services.files import FileService
@@ -43,6 +45,7 @@ from provider.services.records import RecordService
 from provider.services.snapshots import SnapshotService
 from provider.services.tree import TreeService
 from provider.services.types import TypeService
+from provider.store.consolidations import Neo4jConsolidationStore
 from provider.store.driver import Neo4jStore
 from provider.store.files import Neo4jFileStore
 from provider.store.grants import Neo4jGrantStore
@@ -63,6 +66,8 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     tree = TreeService(Neo4jMemoryStore(store), settings.provider_id)
     files = FileService(Neo4jFileStore(store), DirectoryBlobStore(settings.file_dir), settings.content_media)
     record_store = Neo4jRecordStore(store)
+    runs_store = Neo4jConsolidationStore(store)
+    tree.busy = runs_store.busy_below
     records = RecordService(tree, record_store, embedder, files)
     recall_store = Neo4jRecallStore(store)
     return Services(
@@ -92,6 +97,14 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         observe=ObserveService(tree, records, settings.provider_id),
         prime=PrimeService(tree, record_store, PackagedTokenizer(settings.embedding_model)),
         types=TypeService(tree),
+        consolidation=ConsolidationService(
+            tree,
+            runs_store,
+            records,
+            provider_id=settings.provider_id,
+            threshold=settings.duplicate_similarity,
+            default_budget=settings.consolidation_budget,
+        ),
     )
 
 
@@ -135,6 +148,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
         recall,
         graph,
         lifecycle,
+        consolidations,
         files,
     ):
         app.include_router(module.router)

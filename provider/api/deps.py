@@ -12,6 +12,7 @@ from provider.embeddings import Embedder
 from provider.models import Caller
 from provider.services.admin import AdminService
 from provider.services.capabilities import Capable
+from provider.services.consolidation import ConsolidationService
 from provider.services.content_parts import ContentService
 from provider.services.erase import EraseService
 from provider.services.files import FileService
@@ -53,6 +54,7 @@ class Services:
     observe: ObserveService
     prime: PrimeService
     types: TypeService
+    consolidation: ConsolidationService
     schema_applied: bool = False
 
     def capable(self) -> list[Capable]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from provider import access, ids
-from provider.errors import MemoryInvalidError, MemoryNotFoundError
+from provider.errors import ConflictError, MemoryInvalidError, MemoryNotFoundError
 from provider.models import Caller, MemoryView, Page
 from provider.store.memories import MemoryFacts, Neo4jMemoryStore
 
@@ -74,6 +75,14 @@ class TreeService:
     def __init__(self, memories: Neo4jMemoryStore, default_provider: str):
         self.memories = memories
         self.default_provider = default_provider
+        self.busy: Callable[[str], Awaitable[bool]] | None = None
+
+    async def _refuse_if_busy(self, memory_id: str) -> None:
+        """Moves and deletes wait while a consolidation runs in the subtree."""
+        if self.busy is not None and await self.busy(memory_id):
+            raise ConflictError(
+                "A consolidation is running in this memory or below it; try again when it ends."
+            )
 
     async def view(self, caller: Caller, memory_id: str) -> MemoryView:
         """One memory, or 404 when the caller holds nothing on it."""
@@ -127,6 +136,7 @@ class TreeService:
         if structural:
             await self.require(caller, memory_id, "delete")
         if changes.move and changes.parent_id != view.node.parent_id:
+            await self._refuse_if_busy(memory_id)
             await self._move(caller, memory_id, changes.parent_id)
         await self.memories.update(
             memory_id,
@@ -146,6 +156,7 @@ class TreeService:
     async def delete(self, caller: Caller, memory_id: str) -> dict[str, Any]:
         """The memory, its records and every descendant."""
         await self.require(caller, memory_id, "delete")
+        await self._refuse_if_busy(memory_id)
         removed = await self.memories.delete(memory_id)
         return {"id": memory_id, "object": "memory.deleted", "deleted": True, "memories": removed}
 

@@ -130,6 +130,6 @@ def found(answer: dict[str, Any]) -> list[str]:
 
 def result_for(answer: dict[str, Any], record_id: str) -> dict[str, Any]:
     """The result holding this record."""
-    matches = [r for r in answer["results"] if r["record"]["id"] == record_id]
+    matches: list[dict[str, Any]] = [r for r in answer["results"] if r["record"]["id"] == record_id]
     assert len(matches) == 1, (record_id, found(answer))
     return matches[0]

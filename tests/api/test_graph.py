@@ -36,7 +36,9 @@ def node_ids(answer: dict[str, Any]) -> set[str]:
 
 
 def edge_set(answer: dict[str, Any]) -> set[tuple[str, str, str | None, bool]]:
-    return {(e["from"]["record_id"], e["to"]["record_id"], e.get("rel"), e["available"]) for e in answer["edges"]}
+    return {
+        (e["from"]["record_id"], e["to"]["record_id"], e.get("rel"), e["available"]) for e in answer["edges"]
+    }
 
 
 @dataclass
@@ -204,14 +206,21 @@ def test_an_edge_into_an_unreadable_memory_names_only_the_record(
         alice,
         root["id"],
         "Ines Varga works with someone.",
-        references=[{"rel": "subject", "record_id": public["id"]}, {"rel": "object", "record_id": secret["id"]}],
+        references=[
+            {"rel": "subject", "record_id": public["id"]},
+            {"rel": "object", "record_id": secret["id"]},
+        ],
     )
     for body in ({"around": fact["id"], "hops": 3}, {}):
         answer = graph(mem.client, bob, root["id"], **body)
         assert node_ids(answer) == {public["id"], fact["id"]}
         into_hidden = [e for e in answer["edges"] if e["to"]["record_id"] == secret["id"]]
         assert into_hidden == [
-            {"from": {"record_id": fact["id"], "memory_id": root["id"]}, "to": {"record_id": secret["id"]}, "available": False}
+            {
+                "from": {"record_id": fact["id"], "memory_id": root["id"]},
+                "to": {"record_id": secret["id"]},
+                "available": False,
+            }
         ]
         assert (fact["id"], public["id"], "subject", True) in edge_set(answer)
         shown = next(n["record"] for n in answer["nodes"] if n["record"]["id"] == fact["id"])
@@ -232,6 +241,8 @@ def test_a_start_outside_the_readable_subtree_is_not_found(
     hidden = mem.make(alice, "hidden", parent_id=t.root["id"], restricted=True)
     mem.grant(alice, t.root["id"], bob.principal, "read")
     unseen = mem.remember(alice, hidden["id"], "Out of bob's sight.", type="entity")
-    assert_error(graph_reply(mem.client, bob, t.root["id"], {"around": unseen["id"]}), 404, "memory_record_not_found")
+    assert_error(
+        graph_reply(mem.client, bob, t.root["id"], {"around": unseen["id"]}), 404, "memory_record_not_found"
+    )
     carol = admin.member()
     assert_error(graph_reply(mem.client, carol, t.root["id"], {}), 404, "memory_not_found")

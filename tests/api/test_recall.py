@@ -141,7 +141,10 @@ def test_limit_bounds_the_results(client: TestClient, facts: Facts) -> None:
 
 def test_query_finds_a_paraphrase(client: TestClient, facts: Facts) -> None:
     answer = recall(
-        client, facts.owner, facts.memory["id"], query="Which month does the freight carrier extend its agreement?"
+        client,
+        facts.owner,
+        facts.memory["id"],
+        query="Which month does the freight carrier extend its agreement?",
     )
     assert labels(facts, answer)[0] == "quillon"
     assert all(result["why"] == ["query"] for result in answer["results"])
@@ -224,7 +227,7 @@ def test_every_supported_signal_is_declared_and_never_degraded(client: TestClien
     listed = ok(client.get("/v1/memories/providers", headers=facts.owner.headers))
     signals = listed["data"][0]["recall"]["signals"]
     assert set(signals) == {"query", "text", "filters"}
-    bodies = [
+    bodies: list[dict[str, Any]] = [
         {"query": "renewal"},
         {"text": "March"},
         {"filters": {"field": "attributes.account", "op": "eq", "value": "quillon"}},
@@ -313,7 +316,11 @@ FILTER_CASES: list[tuple[str, Any, set[str]]] = [
     ("time exists", leaf("time.valid_from", "exists", True), {"r1", "r2"}),
     ("time eq other offset", leaf("time.valid_from", "eq", "2024-01-01T02:00:00+02:00"), {"r1"}),
     ("and", {"and": [leaf("type", "eq", "fact"), leaf("attributes.amount", "gt", 10)]}, {"r2"}),
-    ("or", {"or": [leaf("attributes.account", "eq", "quillon"), leaf("attributes.tier", "exists")]}, {"r1", "r3"}),
+    (
+        "or",
+        {"or": [leaf("attributes.account", "eq", "quillon"), leaf("attributes.tier", "exists")]},
+        {"r1", "r3"},
+    ),
     (
         "and of or",
         {
@@ -327,7 +334,9 @@ FILTER_CASES: list[tuple[str, Any, set[str]]] = [
 ]
 
 
-@pytest.mark.parametrize(("filters", "expected"), [c[1:] for c in FILTER_CASES], ids=[c[0] for c in FILTER_CASES])
+@pytest.mark.parametrize(
+    ("filters", "expected"), [c[1:] for c in FILTER_CASES], ids=[c[0] for c in FILTER_CASES]
+)
 def test_each_filter_operator(
     client: TestClient, filtered: Filtered, filters: Any, expected: set[str]
 ) -> None:
@@ -348,9 +357,13 @@ def test_filters_confine_the_other_signals(client: TestClient, filtered: Filtere
 
 def test_filters_on_when_a_record_was_written(client: TestClient, filtered: Filtered) -> None:
     first, last = filtered.written_at["r1"], filtered.written_at["r3"]
-    after_first = recall(client, filtered.owner, filtered.memory_id, filters=leaf("time.written_at", "gt", first))
+    after_first = recall(
+        client, filtered.owner, filtered.memory_id, filters=leaf("time.written_at", "gt", first)
+    )
     assert filtered.ids["r1"] not in found(after_first) and filtered.ids["r3"] in found(after_first)
-    until_last = recall(client, filtered.owner, filtered.memory_id, filters=leaf("time.written_at", "lte", last))
+    until_last = recall(
+        client, filtered.owner, filtered.memory_id, filters=leaf("time.written_at", "lte", last)
+    )
     assert set(found(until_last)) == set(filtered.ids.values())
     newest_first = recall(client, filtered.owner, filtered.memory_id, filters=leaf("type", "exists"))
     assert found(newest_first)[0] == filtered.ids["r3"]
@@ -398,13 +411,22 @@ def test_asking_the_root_finds_records_below_with_their_memory(mem: Memories, al
 
 @pytest.mark.parametrize(
     ("depth", "expected"),
-    [(0, {"root"}), (1, {"root", "child"}), (2, {"root", "child", "grandchild"}), (None, {"root", "child", "grandchild"})],
+    [
+        (0, {"root"}),
+        (1, {"root", "child"}),
+        (2, {"root", "child", "grandchild"}),
+        (None, {"root", "child", "grandchild"}),
+    ],
 )
 def test_depth_bounds_the_levels_searched(
     mem: Memories, alice: Member, depth: int | None, expected: set[str]
 ) -> None:
     tree = make_tree(mem, alice)
-    for signal in ({"text": tree.tag}, {"query": f"{tree.tag} memory"}, {"filters": leaf("type", "eq", "fact")}):
+    for signal in (
+        {"text": tree.tag},
+        {"query": f"{tree.tag} memory"},
+        {"filters": leaf("type", "eq", "fact")},
+    ):
         answer = recall(mem.client, alice, tree.root["id"], depth=depth, **signal)
         assert where_found(tree, answer) == expected, signal
 
@@ -412,7 +434,10 @@ def test_depth_bounds_the_levels_searched(
 def test_a_recall_never_returns_a_record_of_an_ancestor(mem: Memories, alice: Member) -> None:
     tree = make_tree(mem, alice)
     for signal in ({"text": tree.tag}, {"query": f"{tree.tag} is written in the root memory"}):
-        assert where_found(tree, recall(mem.client, alice, tree.child["id"], **signal)) == {"child", "grandchild"}
+        assert where_found(tree, recall(mem.client, alice, tree.child["id"], **signal)) == {
+            "child",
+            "grandchild",
+        }
         assert where_found(tree, recall(mem.client, alice, tree.grandchild["id"], **signal)) == {"grandchild"}
     by_fields = recall(mem.client, alice, tree.child["id"], filters=leaf("type", "exists"))
     assert {r["memory"]["id"] for r in by_fields["results"]} == {tree.child["id"], tree.grandchild["id"]}
@@ -454,7 +479,11 @@ def test_a_restricted_branch_is_skipped_but_a_granted_memory_inside_it_is_search
     guarded = make_guarded(mem, alice, bob)
     by_id = {record_id: name for name, record_id in guarded.records.items()}
     root_id = guarded.memories["R"]["id"]
-    for signal in ({"text": guarded.tag}, {"query": f"{guarded.tag} secret"}, {"filters": leaf("type", "exists")}):
+    for signal in (
+        {"text": guarded.tag},
+        {"query": f"{guarded.tag} secret"},
+        {"filters": leaf("type", "exists")},
+    ):
         seen = {by_id[r] for r in found(recall(mem.client, bob, root_id, limit=100, **signal))}
         assert seen == {"R", "A", "G"}, signal
         everything = {by_id[r] for r in found(recall(mem.client, alice, root_id, limit=100, **signal))}
@@ -507,7 +536,9 @@ def test_children_are_the_readable_direct_children_with_descriptions(
         assert [(c["id"], c["description"]) for c in children] == [(guarded.memories["A"]["id"], "open")]
         assert children[0]["name"] == "A" and children[0]["privileges"] == ["read"]
     mine = recall(mem.client, alice, root_id, text=guarded.tag)["children"]
-    expected = {guarded.memories[name]["id"]: guarded.memories[name]["description"] for name in ("A", "S", "W")}
+    expected = {
+        guarded.memories[name]["id"]: guarded.memories[name]["description"] for name in ("A", "S", "W")
+    }
     assert {c["id"]: c["description"] for c in mine} == expected
 
 
@@ -547,7 +578,11 @@ def test_forgotten_records_are_left_out_unless_include_all(mem: Memories, alice:
     kept = mem.remember(alice, memory["id"], f"{tag} Harlow Mills pays net thirty.")
     gone = mem.remember(alice, memory["id"], f"{tag} Harlow Mills pays net sixty.")
     mem.forget(alice, gone)
-    for signal in ({"text": tag}, {"query": f"{tag} Harlow Mills pays net sixty"}, {"filters": leaf("type", "exists")}):
+    for signal in (
+        {"text": tag},
+        {"query": f"{tag} Harlow Mills pays net sixty"},
+        {"filters": leaf("type", "exists")},
+    ):
         assert found(recall(mem.client, alice, memory["id"], **signal)) == [kept["id"]], signal
         everything = recall(mem.client, alice, memory["id"], include="all", **signal)
         assert set(found(everything)) == {kept["id"], gone["id"]}, signal
@@ -562,7 +597,11 @@ def test_as_of_an_instant_before_a_revision_returns_the_old_content(mem: Memorie
     revised = mem.revise(alice, first, content=f"{tag} Quillon Freight renews its contract every April.")
     assert revised["version"] == 2
     before = first["time"]["written_at"]
-    for signal in ({"text": tag}, {"query": "When does Quillon Freight renew?"}, {"filters": leaf("type", "eq", "fact")}):
+    for signal in (
+        {"text": tag},
+        {"query": "When does Quillon Freight renew?"},
+        {"filters": leaf("type", "eq", "fact")},
+    ):
         then = recall(mem.client, alice, memory["id"], as_of=before, **signal)
         assert found(then) == [first["id"]], signal
         old = then["results"][0]["record"]
@@ -663,7 +702,9 @@ def test_abstain_when_nothing_answers(client: TestClient, facts: Facts, question
         ("Which languages does our support line speak?", "support"),
     ],
 )
-def test_no_abstain_when_a_record_answers(client: TestClient, facts: Facts, question: str, label: str) -> None:
+def test_no_abstain_when_a_record_answers(
+    client: TestClient, facts: Facts, question: str, label: str
+) -> None:
     answer = recall(client, facts.owner, facts.memory["id"], query=question)
     assert answer["abstain"] is False
     assert labels(facts, answer)[0] == label

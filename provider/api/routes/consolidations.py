@@ -1,0 +1,46 @@
+"""Consolidation runs: `/v1/memories/{id}/consolidations...`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body
+
+from provider.api.deps import CallerDep, ServicesDep
+
+router = APIRouter(prefix="/v1/memories/{memory_id}/consolidations", tags=["consolidations"])
+
+
+@router.post("")
+async def start(
+    memory_id: str,
+    services: ServicesDep,
+    caller: CallerDep,
+    body: Annotated[dict[str, Any] | None, Body(description="`{budget: {limit}}`.")] = None,
+) -> dict[str, Any]:
+    """Runs consolidation now (needs write)."""
+    return await services.consolidation.start(caller, memory_id, body or {})
+
+
+@router.get("")
+async def listing(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """The runs, newest first."""
+    return {"object": "list", "data": await services.consolidation.listing(caller, memory_id)}
+
+
+@router.get("/{run_id}")
+async def get_run(memory_id: str, run_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """One run."""
+    return await services.consolidation.get(caller, memory_id, run_id)
+
+
+@router.get("/{run_id}/changes")
+async def changes(memory_id: str, run_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """What the run did to each record."""
+    return {"object": "list", "data": await services.consolidation.changes(caller, memory_id, run_id)}
+
+
+@router.post("/{run_id}/revert")
+async def revert(memory_id: str, run_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """Undoes the run by appending versions."""
+    return await services.consolidation.revert(caller, memory_id, run_id)

@@ -1,0 +1,275 @@
+"""Consolidation runs: visible, bounded by a budget, and reversible by appending."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from provider import ids
+from provider.errors import ConflictError, ConsolidationNotFoundError, MemoryInvalidError
+from provider.models import Caller, RecordVersion, Writer
+from provider.services import content as rules
+from provider.services.consolidation_rules import decide
+from provider.services.records import RecordService
+from provider.services.tree import TreeService
+from provider.store.consolidations import Neo4jConsolidationStore
+
+MAX_BUDGET = 100_000
+
+
+@dataclass
+class Run:
+    """A run in progress: who it writes as and what it has done so far."""
+
+    id: str
+    memory_id: str
+    writer: Writer
+    seq: int = 0
+    created: int = 0
+    superseded: int = 0
+    forgotten: int = 0
+
+
+def run_json(row: dict[str, Any], provider_id: str) -> dict[str, Any]:
+    """`MemoryConsolidation`; times in seconds as the chapter's example gives them."""
+    body: dict[str, Any] = {
+        "id": row["id"],
+        "object": "memory.consolidation",
+        "memory_id": row["memory_id"],
+        "status": row["status"],
+        "trigger": row.get("trigger"),
+        "started_at": (row.get("started_at") or 0) // 1000 or None,
+        "finished_at": (row["finished_at"] // 1000) if row.get("finished_at") else None,
+        "read": {"examined": row.get("read_examined") or 0, "through": ids.iso(row.get("read_through"))},
+        "changes": {
+            "created": row.get("changes_created") or 0,
+            "superseded": row.get("changes_superseded") or 0,
+            "forgotten": row.get("changes_forgotten") or 0,
+        },
+        "budget": {
+            "limit": row.get("budget_limit"),
+            "unit": "records",
+            "exhausted": bool(row.get("budget_exhausted")),
+        },
+        "written_by": {"kind": "provider", "id": provider_id, "consolidation_id": row["id"]},
+        "error": row.get("error") or "",
+    }
+    for link in ("revert_of", "reverted_by"):
+        if row.get(link):
+            body[link] = row[link]
+    return body
+
+
+class ConsolidationService:
+    """Runs on one memory at a time; a second start while one runs is `memory_busy`."""
+
+    def __init__(
+        self,
+        tree: TreeService,
+        runs: Neo4jConsolidationStore,
+        records: RecordService,
+        *,
+        provider_id: str,
+        threshold: float,
+        default_budget: int,
+    ):
+        self.tree = tree
+        self.runs = runs
+        self.records = records
+        self.provider_id = provider_id
+        self.threshold = threshold
+        self.default_budget = default_budget
+
+    def capabilities(self) -> dict[str, Any]:
+        """Runs are listed, inspected and reverted."""
+        return {"consolidate": "runs"}
+
+    async def start(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Runs the rules now, within the budget (unit: records examined)."""
+        await self.tree.require(caller, memory_id, "write")
+        budget = self._budget(body.get("budget"))
+        run, after = await self._open(memory_id, "request", budget, None)
+        try:
+            rows = await self.runs.candidates(memory_id, after)
+            decisions = decide(rows, now=ids.now_ms(), budget=budget, threshold=self.threshold)
+            for record_id in decisions.expired + decisions.duplicates:
+                await self._forget(run, caller, record_id)
+            for duplicate, kept in decisions.merges:
+                await self._merge(run, caller, duplicate, kept)
+        except Exception as e:
+            await self._close(run, "failed", error=type(e).__name__)
+            raise
+        status = "stopped" if decisions.exhausted else "completed"
+        await self._close(
+            run,
+            status,
+            examined=decisions.examined,
+            through=decisions.through or after or None,
+            exhausted=decisions.exhausted,
+        )
+        return await self.get(caller, memory_id, run.id)
+
+    def _budget(self, raw: Any) -> int:
+        if raw is None:
+            return self.default_budget
+        limit = raw.get("limit") if isinstance(raw, dict) else None
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_BUDGET:
+            raise MemoryInvalidError(
+                f"budget.limit is a number of records from 1 to {MAX_BUDGET}.", param="budget"
+            )
+        return limit
+
+    async def _open(
+        self, memory_id: str, trigger: str, budget: int, revert_of: str | None
+    ) -> tuple[Run, int]:
+        run_id = ids.new_id(ids.CONSOLIDATION)
+        row = await self.runs.start(
+            id=run_id,
+            memory_id=memory_id,
+            trigger=trigger,
+            now=ids.now_ms(),
+            budget=budget,
+            revert_of=revert_of,
+        )
+        if not row["started"]:
+            raise ConflictError("A consolidation already runs in this memory.")
+        writer = Writer(kind="provider", id=self.provider_id, consolidation_id=run_id)
+        return Run(id=run_id, memory_id=memory_id, writer=writer), int(row["after"])
+
+    async def _close(
+        self,
+        run: Run,
+        status: str,
+        *,
+        examined: int = 0,
+        through: int | None = None,
+        exhausted: bool = False,
+        error: str = "",
+    ) -> None:
+        await self.runs.finish(
+            id=run.id,
+            status=status,
+            now=ids.now_ms(),
+            examined=examined,
+            through=through,
+            created=run.created,
+            superseded=run.superseded,
+            forgotten=run.forgotten,
+            exhausted=exhausted,
+            error=error,
+        )
+
+    async def _log(
+        self, run: Run, record_id: str, action: str, before: int | None, after: int | None
+    ) -> None:
+        run.seq += 1
+        await self.runs.log(run.id, run.seq, record_id, action, before, after, ids.now_ms())
+
+    async def _forget(self, run: Run, caller: Caller, record_id: str) -> None:
+        stored = await self.records.records.read(record_id)
+        if stored is None or stored.latest().status != "active":
+            return
+        await self.records.records.forget(run.memory_id, record_id, ids.now_ms())
+        run.forgotten += 1
+        await self._log(run, record_id, "forgotten", stored.current, None)
+
+    async def _merge(self, run: Run, caller: Caller, duplicate: str, kept: str) -> None:
+        for referrer in await self.runs.referrers(duplicate):
+            if referrer["memory_id"] != run.memory_id:
+                continue
+            stored = await self.records.records.read(referrer["id"])
+            if stored is None:
+                continue
+            current = stored.latest()
+            refs = [
+                {**r, "record_id": kept, "memory_id": run.memory_id} if r["record_id"] == duplicate else r
+                for r in current.references
+            ]
+            await self._append(run, current, replace(current, references=refs), stored.versions[0].written_at)
+        await self._forget(run, caller, duplicate)
+
+    async def _append(self, run: Run, current: RecordVersion, wanted: RecordVersion, created_at: int) -> None:
+        version = replace(
+            wanted,
+            version=current.version + 1,
+            supersedes=current.version,
+            status="active",
+            written_at=ids.now_ms(),
+            invalidated_at=None,
+            superseded_at=None,
+            forgotten_at=None,
+            writer=run.writer,
+        )
+        words = rules.words_of(version.title, version.content)
+        vector = (await self.records.embedder.embed([words]))[0] if words.strip() else None
+        if await self.records.records.revise(version, words, vector, created_at):
+            run.superseded += 1
+            await self._log(run, current.record_id, "superseded", current.version, version.version)
+
+    async def revert(self, caller: Caller, memory_id: str, run_id: str) -> dict[str, Any]:
+        """Undoes a run by appending, never by rewriting.
+
+        What the run forgot or superseded is current again as a new version; what it created is
+        forgotten. History keeps the run and its reversal.
+        """
+        await self.tree.require(caller, memory_id, "write")
+        original = await self._run_row(memory_id, run_id)
+        if original.get("reverted_by") or original.get("revert_of") or original["status"] == "running":
+            raise MemoryInvalidError(
+                "That run is running, was reverted already, or is itself a revert.", param="run_id"
+            )
+        run, _ = await self._open(memory_id, "revert", 0, run_id)
+        try:
+            for change in reversed(await self.runs.changes(run_id)):
+                await self._undo(run, caller, change)
+        except Exception as e:
+            await self._close(run, "failed", error=type(e).__name__)
+            raise
+        await self._close(run, "completed")
+        await self.runs.mark_reverted(run_id, run.id)
+        return await self.get(caller, memory_id, run.id)
+
+    async def _undo(self, run: Run, caller: Caller, change: dict[str, Any]) -> None:
+        stored = await self.records.records.read(change["record_id"])
+        if stored is None:
+            return
+        if change["action"] == "created":
+            await self._forget(run, caller, change["record_id"])
+            return
+        expected = change["before"] if change["action"] == "forgotten" else change["after"]
+        if stored.current != expected:
+            return
+        before = next(v for v in stored.versions if v.version == change["before"])
+        await self._append(run, stored.latest(), before, stored.versions[0].written_at)
+
+    async def _run_row(self, memory_id: str, run_id: str) -> dict[str, Any]:
+        row = await self.runs.run(memory_id, run_id)
+        if row is None:
+            raise ConsolidationNotFoundError(
+                "No consolidation run with that id in this memory.", param="run_id"
+            )
+        return row
+
+    async def get(self, caller: Caller, memory_id: str, run_id: str) -> dict[str, Any]:
+        """One run."""
+        await self.tree.require(caller, memory_id, "read")
+        return run_json(await self._run_row(memory_id, run_id), self.provider_id)
+
+    async def listing(self, caller: Caller, memory_id: str) -> list[dict[str, Any]]:
+        """Newest first."""
+        await self.tree.require(caller, memory_id, "read")
+        return [run_json(r, self.provider_id) for r in await self.runs.runs(memory_id)]
+
+    async def changes(self, caller: Caller, memory_id: str, run_id: str) -> list[dict[str, Any]]:
+        """The records the run wrote, superseded or forgot, in order."""
+        await self.tree.require(caller, memory_id, "read")
+        await self._run_row(memory_id, run_id)
+        return [
+            {
+                "record_id": c["record_id"],
+                "action": c["action"],
+                "version_before": c["before"],
+                "version_after": c["after"],
+            }
+            for c in await self.runs.changes(run_id)
+        ]
