@@ -123,6 +123,8 @@ def environment(target: Neo4jTarget, load_s: float) -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "torch_threads": torch.get_num_threads(),
         "transport": "in-process (Starlette TestClient), no network",
+        # Other work on the host slows the model most (it is CPU-bound): say how busy the host was.
+        "load_average_1m_at_end": os.getloadavg()[0],
     }
 
 
@@ -170,6 +172,7 @@ def table(result: dict[str, Any]) -> str:
     ]
     env = result["environment"]
     lines.append(f"\nneo4j {env['neo4j']}; {env['model']}; {env['cpus']} CPUs; {env['transport']}")
+    lines.append(f"host load average (1 min) at the end: {env['load_average_1m_at_end']:.2f}")
     return "\n".join(lines)
 
 

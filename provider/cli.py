@@ -10,7 +10,7 @@ from typing import Any
 
 from provider.api.app import build_services
 from provider.config import Settings
-from provider.embeddings import SentenceTransformerEmbedder
+from provider.embeddings import Embedder, build_embedder
 from provider.errors import MemberNotFoundError, ProviderError
 from provider.models import Caller
 from provider.services.bulk_import import BulkImporter
@@ -20,7 +20,12 @@ from provider.store.schema import apply_schema, rebuild_vector_index
 
 
 async def _with_services(settings: Settings, work: Any) -> int:
-    embedder = SentenceTransformerEmbedder(settings.embedding_model, batch_size=settings.embedding_batch_size)
+    embedder = build_embedder(
+        settings.embedding_runtime,
+        settings.embedding_model,
+        cache_dir=settings.cache_dir / "onnx",
+        batch_size=settings.embedding_batch_size,
+    )
     await asyncio.to_thread(embedder.load)
     store = Neo4jStore.connect(
         settings.neo4j_uri,
@@ -52,7 +57,7 @@ def import_records(
 ) -> int:
     """`python -m provider import`: JSON Lines into a memory, acting as a member who may write it."""
 
-    async def work(services: Any, store: Neo4jStore, embedder: SentenceTransformerEmbedder) -> int:
+    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
         await apply_schema(store, embedder.dimension)
         caller = await _caller(services, principal)
         summary = await BulkImporter(services.records, batch_size=batch_size).run(
@@ -77,7 +82,7 @@ def import_records(
 def reembed(settings: Settings, memory_id: str, principal: str, *, rebuild_index: bool) -> int:
     """`python -m provider reembed`: new vectors for a memory's records after a model change."""
 
-    async def work(services: Any, store: Neo4jStore, embedder: SentenceTransformerEmbedder) -> int:
+    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
         if rebuild_index:
             await rebuild_vector_index(store, embedder.dimension)
         caller = await _caller(services, principal)

@@ -31,6 +31,8 @@ class Settings(BaseSettings):
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_dimension: int = 384
     embedding_batch_size: int = 64
+    embedding_runtime: Literal["onnx", "torch"] = "onnx"
+    cache_dir: Path = Path.home() / ".cache" / "uhp-memory"
 
     file_dir: Path = Path(".local/files")
     content_media: list[str] = ["text/*", "image/*", "application/pdf", "audio/*"]

@@ -13,7 +13,7 @@ from pydantic import SecretStr
 
 from provider.api.app import create_app
 from provider.config import Settings
-from provider.embeddings import SentenceTransformerEmbedder
+from provider.embeddings import OnnxEmbedder
 from tests.neo4j_target import Neo4jTarget, provision
 
 
@@ -25,8 +25,9 @@ def neo4j_target() -> Iterator[Neo4jTarget]:
 
 
 @pytest.fixture(scope="session")
-def embedder() -> SentenceTransformerEmbedder:
-    model = SentenceTransformerEmbedder("all-MiniLM-L6-v2")
+def embedder() -> OnnxEmbedder:
+    """The runtime the service uses by default: the packaged model exported to ONNX (cached)."""
+    model = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=Settings(environment="test").cache_dir / "onnx")
     model.load()
     return model
 
@@ -44,7 +45,7 @@ def settings(neo4j_target: Neo4jTarget, tmp_path_factory: pytest.TempPathFactory
 
 
 @pytest.fixture(scope="session")
-def client(settings: Settings, embedder: SentenceTransformerEmbedder) -> Iterator[TestClient]:
+def client(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     with TestClient(create_app(settings, embedder=embedder)) as test_client:
         yield test_client
 

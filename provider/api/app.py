@@ -27,7 +27,7 @@ from provider.api.routes import (
 )
 from provider.blobs import DirectoryBlobStore
 from provider.config import Settings
-from provider.embeddings import Embedder, SentenceTransformerEmbedder
+from provider.embeddings import Embedder, OnnxEmbedder, SentenceTransformerEmbedder, build_embedder
 from provider.services.admin import AdminService
 from provider.services.consolidation import ConsolidationService
 from provider.services.content_parts import ContentService
@@ -113,10 +113,13 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        model = embedder or SentenceTransformerEmbedder(
-            settings.embedding_model, batch_size=settings.embedding_batch_size
+        model = embedder or build_embedder(
+            settings.embedding_runtime,
+            settings.embedding_model,
+            cache_dir=settings.cache_dir / "onnx",
+            batch_size=settings.embedding_batch_size,
         )
-        if isinstance(model, SentenceTransformerEmbedder):
+        if isinstance(model, SentenceTransformerEmbedder | OnnxEmbedder):
             await asyncio.to_thread(model.load)
         store = Neo4jStore.connect(
             settings.neo4j_uri,

@@ -18,7 +18,7 @@ from neo4j import GraphDatabase
 
 from provider import PROTOCOL_VERSION
 from provider.config import Settings
-from provider.embeddings import SentenceTransformerEmbedder
+from provider.embeddings import OnnxEmbedder, SentenceTransformerEmbedder
 from provider.store.driver import Neo4jStore
 from provider.store.schema import SchemaMismatchError, apply_schema, check_vector_dimension
 from tests.conftest import Admin, Member, make_memory
@@ -421,7 +421,7 @@ def cosine(a: list[float], b: list[float]) -> float:
     return sum(x * y for x, y in zip(a, b, strict=True)) / (math.hypot(*a) * math.hypot(*b))
 
 
-def test_the_model_puts_paraphrases_closer_than_unrelated_text(embedder: SentenceTransformerEmbedder) -> None:
+def test_the_model_puts_paraphrases_closer_than_unrelated_text(embedder: OnnxEmbedder) -> None:
     texts = [
         "The invoice is due at the end of March.",
         "Payment for the bill must be made by late March.",
@@ -433,7 +433,7 @@ def test_the_model_puts_paraphrases_closer_than_unrelated_text(embedder: Sentenc
     assert paraphrase > cosine(payment, penguins)
 
 
-def test_vectors_are_unit_length_with_the_declared_dimension(embedder: SentenceTransformerEmbedder) -> None:
+def test_vectors_are_unit_length_with_the_declared_dimension(embedder: OnnxEmbedder) -> None:
     assert embedder.dimension == DIMENSION
     vectors = asyncio.run(embedder.embed(["one", "a longer sentence about Quillon Freight", "é ü 中文"]))
     assert len(vectors) == 3
@@ -442,5 +442,12 @@ def test_vectors_are_unit_length_with_the_declared_dimension(embedder: SentenceT
         assert math.isclose(math.hypot(*vector), 1.0, abs_tol=1e-4)
 
 
-def test_embedding_nothing_gives_nothing(embedder: SentenceTransformerEmbedder) -> None:
+def test_embedding_nothing_gives_nothing(embedder: OnnxEmbedder) -> None:
     assert asyncio.run(embedder.embed([])) == []
+
+
+def test_the_onnx_runtime_gives_the_vectors_sentence_transformers_gives(embedder: OnnxEmbedder) -> None:
+    reference = SentenceTransformerEmbedder("all-MiniLM-L6-v2")
+    texts = ["Quillon Freight renews its contract every March.", "é ü 中文", "a " * 300]
+    for fast, slow in zip(embedder.embed_sync(texts), reference.embed_sync(texts), strict=True):
+        assert cosine(fast, slow) > 0.9999
