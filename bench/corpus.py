@@ -73,7 +73,15 @@ WHENS = (
     "at the end of every month", "in early October", "after the board meeting", "every other week",
     "before the summer break",
 )  # fmt: skip
-CHANNELS = ("email", "phone", "a weekly call", "the customer portal", "chat", "printed letters", "video calls")
+CHANNELS = (
+    "email",
+    "phone",
+    "a weekly call",
+    "the customer portal",
+    "chat",
+    "printed letters",
+    "video calls",
+)
 FOODS = ("peanuts", "gluten", "shellfish", "dairy", "sesame", "strawberries", "eggs", "soy")
 PREFERENCES = (
     "prefers short answers", "wants everything in writing", "likes to be called in the morning",

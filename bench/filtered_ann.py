@@ -25,6 +25,7 @@ import uuid
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -128,18 +129,24 @@ async def load(store: Neo4jStore, world: World, items: Sequence[corpus.Item], ma
     ]
     await corpus.create_memories(store.driver, rows)
     placement = [(world.record_ids[i], world.memory_ids[m]) for i, m in enumerate(world.memory_of)]
-    rate = await corpus.write_records(store.driver, items, matrix, placement, Writer(kind="member", id="bench"))
+    rate = await corpus.write_records(
+        store.driver, items, matrix, placement, Writer(kind="member", id="bench")
+    )
     await store.driver.execute_query("CALL db.awaitIndexes(1800)")
     return rate
 
 
-def exact_top(
-    world: World, items: Sequence[corpus.Item], matrix: np.ndarray, scope: Scope, query: np.ndarray
-) -> list[str]:
+def scope_rows(world: World, items: Sequence[corpus.Item], scope: Scope) -> list[int]:
+    """Indices of the records a scope (and its filter) covers."""
     wanted = set(scope.memories)
-    rows = [i for i, m in enumerate(world.memory_of) if m in wanted and passes(items[i], scope.filters)]
-    scores = matrix[rows].astype(np.float64) @ query.astype(np.float64)
-    order = sorted(range(len(rows)), key=lambda j: (-scores[j], world.record_ids[rows[j]]))
+    return [i for i, m in enumerate(world.memory_of) if m in wanted and passes(items[i], scope.filters)]
+
+
+def exact_top(world: World, rows: list[int], scoped: np.ndarray, query: np.ndarray) -> list[str]:
+    """Brute-force cosine (vectors are unit length) over the scope, ties broken by id as Neo4j does."""
+    scores = scoped @ query.astype(np.float64)
+    best = np.argsort(-scores, kind="stable")[: LIMIT * 3]
+    order = sorted(best, key=lambda j: (-scores[j], world.record_ids[rows[j]]))
     return [world.record_ids[rows[j]] for j in order[:LIMIT]]
 
 
@@ -153,6 +160,8 @@ async def measure_scope(
 ) -> dict[str, Any]:
     ids = [world.memory_ids[m] for m in scope.memories]
     dnf = compile_filters(scope.filters)
+    rows = scope_rows(world, items, scope)
+    scoped = matrix[rows].astype(np.float64)
     for query in queries[:WARMUP]:
         await recall.vector(ids, query.tolist(), dnf, K)
     timings, recalls, strategies = [], [], Counter[str]()
@@ -161,15 +170,13 @@ async def measure_scope(
         hits, strategy = await recall.vector(ids, query.tolist(), dnf, K)
         timings.append((time.perf_counter() - began) * 1000)
         strategies[strategy] += 1
-        truth = exact_top(world, items, matrix, scope, query)
+        truth = exact_top(world, rows, scoped, query)
         got = {record_id for record_id, _, _ in hits[:LIMIT]}
         recalls.append(len(got & set(truth)) / max(1, len(truth)))
-    wanted = set(scope.memories)
-    in_scope = sum(1 for i, m in enumerate(world.memory_of) if m in wanted and passes(items[i], scope.filters))
     return {
         "scope": scope.name,
         "memories": len(ids),
-        "records_in_scope": in_scope,
+        "records_in_scope": len(rows),
         "filters": scope.filters,
         "strategies": dict(strategies),
         "recall_at_10_mean": statistics.fmean(recalls),
@@ -184,7 +191,9 @@ def table(result: dict[str, Any]) -> str:
     header = f"{'scope':<28} {'records':>8} {'strategy':<24} {'recall@10':>9} {'min':>5} {'p50 ms':>8} {'p95 ms':>8}"
     lines = [header, "-" * len(header)]
     for row in result["scopes"]:
-        strategy = ",".join(f"{name}x{n}" if n != row["queries"] else name for name, n in row["strategies"].items())
+        strategy = ",".join(
+            f"{name}x{n}" if n != row["queries"] else name for name, n in row["strategies"].items()
+        )
         lines.append(
             f"{row['scope']:<28} {row['records_in_scope']:>8,} {strategy:<24} "
             f"{row['recall_at_10_mean']:>9.3f} {row['recall_at_10_min']:>5.2f} "
@@ -217,7 +226,9 @@ async def run(target: Neo4jTarget, total: int, count: int, seed: int, keep: bool
             print(f"  {scope.name}: recall@10 {scopes[-1]['recall_at_10_mean']:.3f}", flush=True)
         total_nodes = (await store.read("recall_scope_size", scope=[]))[0]["total"]
     finally:
-        removed = 0 if keep else await corpus.remove(store.driver, f"hrec_{world.prefix}", f"hmem_{world.prefix}")
+        removed = (
+            0 if keep else await corpus.remove(store.driver, f"hrec_{world.prefix}", f"hmem_{world.prefix}")
+        )
         await store.close()
     return {
         "environment": {
@@ -256,7 +267,7 @@ def main() -> None:
     finally:
         target.close()
     print(table(result))
-    out = corpus.Path(args.out)
+    out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"\nwrote {out}")

@@ -27,7 +27,7 @@ from pydantic import SecretStr
 from bench.embeddings import MODEL, percentile, sentences
 from provider.api.app import create_app
 from provider.config import Settings
-from provider.embeddings import SentenceTransformerEmbedder
+from provider.embeddings import build_embedder
 from tests.neo4j_target import Neo4jTarget, provision
 
 RESULTS = Path(__file__).resolve().parent / "results" / "records.json"
@@ -110,13 +110,14 @@ def measure(bench: Bench, count: int, warmup: int) -> dict[str, dict[str, float]
     }
 
 
-def environment(target: Neo4jTarget, load_s: float) -> dict[str, Any]:
+def environment(target: Neo4jTarget, runtime: str, load_s: float) -> dict[str, Any]:
     """What the numbers were measured on."""
     import torch
 
     return {
         "neo4j": f"{target.version} {target.edition} ({target.source})",
         "model": MODEL,
+        "embedding_runtime": runtime,
         "model_load_s": load_s,
         "python": platform.python_version(),
         "machine": platform.machine(),
@@ -128,24 +129,35 @@ def environment(target: Neo4jTarget, load_s: float) -> dict[str, Any]:
     }
 
 
-def run(count: int, warmup: int) -> dict[str, Any]:
+def bench_settings(target: Neo4jTarget, admin_key: str, files: Path, runtime: str | None) -> Settings:
+    """The service's settings on this database; the embedding runtime is the service's unless named."""
+    settings = Settings(
+        environment="test",
+        admin_key=SecretStr(admin_key),
+        neo4j_uri=target.uri,
+        neo4j_user=target.user,
+        neo4j_password=SecretStr(target.password),
+        file_dir=files,
+    )
+    return settings.model_copy(update={"embedding_runtime": runtime}) if runtime else settings
+
+
+def run(count: int, warmup: int, runtime: str | None) -> dict[str, Any]:
     """Provisions Neo4j, starts the app with the real model, measures, cleans up what it made."""
     target = provision()
-    began = time.perf_counter()
-    embedder = SentenceTransformerEmbedder(MODEL)
-    embedder.load()
-    load_s = time.perf_counter() - began
     admin_key = "adm_" + secrets.token_urlsafe(24)
     try:
         with tempfile.TemporaryDirectory(prefix="uhp-bench-files-") as files:
-            settings = Settings(
-                environment="test",
-                admin_key=SecretStr(admin_key),
-                neo4j_uri=target.uri,
-                neo4j_user=target.user,
-                neo4j_password=SecretStr(target.password),
-                file_dir=Path(files),
+            settings = bench_settings(target, admin_key, Path(files), runtime)
+            began = time.perf_counter()
+            embedder = build_embedder(
+                settings.embedding_runtime,
+                MODEL,
+                cache_dir=settings.cache_dir / "onnx",
+                batch_size=settings.embedding_batch_size,
             )
+            embedder.load()
+            about = environment(target, settings.embedding_runtime, time.perf_counter() - began)
             with TestClient(create_app(settings, embedder=embedder)) as client:
                 bench = Bench(client, admin_key)
                 try:
@@ -154,7 +166,8 @@ def run(count: int, warmup: int) -> dict[str, Any]:
                     bench.close()
     finally:
         target.close()
-    return {"environment": environment(target, load_s), "records": count, "warmup": warmup, **timings}
+    about["load_average_1m_at_end"] = os.getloadavg()[0]
+    return {"environment": about, "records": count, "warmup": warmup, **timings}
 
 
 def table(result: dict[str, Any]) -> str:
@@ -171,7 +184,10 @@ def table(result: dict[str, Any]) -> str:
         for row in rows
     ]
     env = result["environment"]
-    lines.append(f"\nneo4j {env['neo4j']}; {env['model']}; {env['cpus']} CPUs; {env['transport']}")
+    lines.append(
+        f"\nneo4j {env['neo4j']}; {env['model']} ({env['embedding_runtime']}); {env['cpus']} CPUs; "
+        f"{env['transport']}"
+    )
     lines.append(f"host load average (1 min) at the end: {env['load_average_1m_at_end']:.2f}")
     return "\n".join(lines)
 
@@ -181,9 +197,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--records", type=int, default=300, help="timed calls of each operation")
     parser.add_argument("--warmup", type=int, default=20, help="untimed calls of each operation first")
+    parser.add_argument(
+        "--runtime",
+        choices=["onnx", "torch"],
+        default=None,
+        help="embedding runtime (default: the service's)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
     args = parser.parse_args()
-    result = run(args.records, args.warmup)
+    result = run(args.records, args.warmup, args.runtime)
     print(table(result))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

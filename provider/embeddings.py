@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -182,7 +183,10 @@ def export_onnx(source: Path, target: Path) -> None:
             return output.last_hidden_state
 
     names = ["input_ids", "attention_mask", "token_type_ids"]
-    with torch.no_grad():
+    # Tracing warns about shape-dependent branches it records as constants; they are not errors here,
+    # and a caller that turns warnings into exceptions (pytest -W error) must not break the export.
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         torch.onnx.export(
             Encoder(),
             tuple(sample[n] for n in names),
@@ -202,3 +206,33 @@ def build_embedder(
     if runtime == "torch":
         return SentenceTransformerEmbedder(model, batch_size=batch_size)
     return OnnxEmbedder(model, cache_dir=cache_dir, batch_size=batch_size)
+
+
+class TokenCounter(Protocol):
+    """How many tokens a text costs."""
+
+    def count(self, text: str) -> int:
+        """Tokens in `text`, without special tokens."""
+        ...
+
+
+class PackagedTokenizer:
+    """The tokenizer shipped with the packaged model, loaded once on first use."""
+
+    def __init__(self, model: str):
+        self.model = model
+        self._tokenizer: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._tokenizer is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                from transformers import AutoTokenizer
+
+                self._tokenizer = AutoTokenizer.from_pretrained(str(packaged_model_path(self.model)))
+            return self._tokenizer
+
+    def count(self, text: str) -> int:
+        """Exact count under the model's vocabulary."""
+        return len(self._load()(text, add_special_tokens=False, truncation=False)["input_ids"])

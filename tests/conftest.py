@@ -18,8 +18,11 @@ from tests.neo4j_target import Neo4jTarget, provision
 
 
 @pytest.fixture(scope="session")
-def neo4j_target() -> Iterator[Neo4jTarget]:
+def neo4j_target(pytestconfig: pytest.Config) -> Iterator[Neo4jTarget]:
     target = provision()
+    reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(target.describe())
     yield target
     target.close()
 

@@ -27,7 +27,13 @@ from provider.api.routes import (
 )
 from provider.blobs import DirectoryBlobStore
 from provider.config import Settings
-from provider.embeddings import Embedder, OnnxEmbedder, SentenceTransformerEmbedder, build_embedder
+from provider.embeddings import (
+    Embedder,
+    OnnxEmbedder,
+    PackagedTokenizer,
+    SentenceTransformerEmbedder,
+    build_embedder,
+)
 from provider.services.admin import AdminService
 from provider.services.consolidation import ConsolidationService
 from provider.services.content_parts import ContentService
@@ -57,7 +63,6 @@ from provider.store.principals import Neo4jPrincipalStore
 from provider.store.recall import Neo4jRecallStore
 from provider.store.records import Neo4jRecordStore
 from provider.store.schema import apply_schema
-from provider.tokens import PackagedTokenizer
 
 
 def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) -> Services:

@@ -6,12 +6,12 @@ import asyncio
 from typing import Any
 
 from provider import ids
+from provider.embeddings import TokenCounter
 from provider.errors import MemoryInvalidError
 from provider.models import Caller, RecordVersion
 from provider.services.content import words_of
 from provider.services.tree import TreeService
 from provider.store.records import Neo4jRecordStore
-from provider.tokens import TokenCounter
 
 MAX_STANDING = 500
 MAX_BUDGET = 100_000

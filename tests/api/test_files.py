@@ -125,6 +125,22 @@ def test_a_file_type_not_kept_is_refused_and_nothing_is_written(lab: Lab, alice:
     assert lab.get(alice, memory_id, kept["id"])["version"] == 1
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="FileService.complete accepts only the caller's own uploads, even for a file part the record "
+    "already holds, so a co-writer cannot revise content that keeps another member's file",
+)
+def test_a_co_writer_may_keep_a_file_part_already_in_the_record(lab: Lab, alice: Member, bob: Member) -> None:
+    memory_id = lab.memory(alice)
+    lab.grant(alice, memory_id, bob, "read", "write")
+    file_id = uploaded(lab.client, alice, PNG, "dot.png", "image/png")["id"]
+    record = ok(lab.post(alice, memory_id, dot_record(file_id)))
+    content = [*lab.get(bob, memory_id, record["id"])["content"], {"type": "text", "text": "Seen by Bob."}]
+    revised = lab.revise(bob, memory_id, record["id"], content=content)
+    assert revised["content"] == content
+    assert part(lab.client, bob, memory_id, record["id"], 1).content == PNG
+
+
 def test_another_members_file_cannot_be_named(lab: Lab, alice: Member, bob: Member) -> None:
     memory_id = lab.memory(bob)
     file_id = uploaded(lab.client, alice, PNG, "dot.png", "image/png")["id"]

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from functools import cache
-from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
 
-import jsonschema
 import pytest
 from fastapi.testclient import TestClient
 from neo4j import GraphDatabase
@@ -23,69 +19,10 @@ from provider.store.driver import Neo4jStore
 from provider.store.schema import SchemaMismatchError, apply_schema, check_vector_dimension
 from tests.conftest import Admin, Member, make_memory
 from tests.neo4j_target import Neo4jTarget
+from tests.support import assert_error, validate
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SHARED = REPO_ROOT.parent / "shared"
-SCHEMA_FILE = SHARED / "uhp" / f"uhp-{PROTOCOL_VERSION}.schema.json"
-ERROR_TYPES = {
-    "invalid_request_error",
-    "authentication_error",
-    "permission_error",
-    "rate_limit_error",
-    "harness_error",
-    "server_error",
-}
 DIMENSION = 384
 T = TypeVar("T")
-
-
-class Reply(Protocol):
-    """What the checks read of a response, whichever httpx the test client is built on."""
-
-    @property
-    def status_code(self) -> int: ...
-
-    @property
-    def text(self) -> str: ...
-
-    @property
-    def headers(self) -> Mapping[str, str]: ...
-
-    def json(self, **kwargs: Any) -> Any: ...
-
-
-@cache
-def _schema_document() -> dict[str, Any]:
-    if not SCHEMA_FILE.is_file():
-        pytest.fail(
-            f"the UHP schema is missing at {SCHEMA_FILE}; the shared folder must sit beside the "
-            f"repository as ../shared (it holds uhp/uhp-{PROTOCOL_VERSION}.schema.json)"
-        )
-    document: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
-    return document
-
-
-def validate(definition: str, instance: Any) -> None:
-    """Validates against one of the schema file's $defs, resolving its $refs inside the same file."""
-    document = _schema_document()
-    assert definition in document["$defs"], f"{definition} is not defined in {SCHEMA_FILE.name}"
-    jsonschema.Draft202012Validator({**document, "$ref": f"#/$defs/{definition}"}).validate(instance)
-
-
-def assert_error(response: Reply, status: int, code: str | None = None) -> dict[str, Any]:
-    """The envelope is whole, its message is clean and carries the request id; never a 500."""
-    assert response.status_code == status, response.text
-    body = response.json()
-    validate("ErrorEnvelope", body)
-    error: dict[str, Any] = body["error"]
-    assert error["type"] in ERROR_TYPES
-    assert error["code"]
-    message = error["message"]
-    assert message and "Traceback" not in message and 'File "/' not in message and "\n" not in message
-    assert error["request_id"] and error["request_id"] == response.headers["X-Request-Id"]
-    if code is not None:
-        assert error["code"] == code, error
-    return error
 
 
 def unique(prefix: str) -> str:
