@@ -150,20 +150,42 @@ def _tree(world: World, rng: random.Random) -> None:
 def _grants(world: World, rng: random.Random) -> None:
     every = [m for level in world.levels for m in level]
     for memory in every:  # the creator's implicit grant, as memory_create writes it
-        world.grants.append({"memory": memory, "principal": f"member:{rng.choice(world.members)}",
-                             "privileges": list(PRIVILEGES), "implicit": True})
+        world.grants.append(
+            {
+                "memory": memory,
+                "principal": f"member:{rng.choice(world.members)}",
+                "privileges": list(PRIVILEGES),
+                "implicit": True,
+            }
+        )
     host = world.nestings[0]["group"]  # group 0 sits inside it, and the probe is in group 0
-    world.grants.append({"memory": world.levels[0][0], "principal": f"group:{host}", "privileges": ["read"],
-                         "implicit": False})
+    world.grants.append(
+        {
+            "memory": world.levels[0][0],
+            "principal": f"group:{host}",
+            "privileges": ["read"],
+            "implicit": False,
+        }
+    )
     for memory in rng.sample(sorted(world.restricted), min(20, len(world.restricted))):
-        world.grants.append({"memory": memory, "principal": f"member:{world.probe}",
-                             "privileges": ["read", "write"], "implicit": False})
+        world.grants.append(
+            {
+                "memory": memory,
+                "principal": f"member:{world.probe}",
+                "privileges": ["read", "write"],
+                "implicit": False,
+            }
+        )
     for _ in range(EXPLICIT_GRANTS):
-        principal = (f"group:{rng.choice(world.groups)}" if rng.random() < 0.3
-                     else f"member:{rng.choice(world.members)}")
+        principal = (
+            f"group:{rng.choice(world.groups)}"
+            if rng.random() < 0.3
+            else f"member:{rng.choice(world.members)}"
+        )
         privileges = [p for p in PRIVILEGES if rng.random() < 0.5] or ["read"]
-        world.grants.append({"memory": rng.choice(every), "principal": principal, "privileges": privileges,
-                             "implicit": False})
+        world.grants.append(
+            {"memory": rng.choice(every), "principal": principal, "privileges": privileges, "implicit": False}
+        )
     for i, grant in enumerate(world.grants):
         grant["id"] = f"{world.prefix}x{i}"
 
@@ -172,8 +194,11 @@ async def write(driver: AsyncDriver, world: World) -> float:
     """Writes the world in UNWIND batches; seconds taken."""
     began = time.perf_counter()
     now = int(time.time() * 1000)
-    memories = [{"id": m, "name": m[-8:], "restricted": m in world.restricted, "creator": ""}
-                for level in world.levels for m in level]
+    memories = [
+        {"id": m, "name": m[-8:], "restricted": m in world.restricted, "creator": ""}
+        for level in world.levels
+        for m in level
+    ]
     steps: list[tuple[str, list[dict[str, Any]]]] = [
         (CREATE_MEMBERS, [{"id": m, "type": "human", "name": m[-6:]} for m in world.members]),
         (CREATE_GROUPS, [{"id": g, "name": g[-6:]} for g in world.groups]),
@@ -216,8 +241,14 @@ async def timed(calls: int, warmup: int, call: Callable[[int], Awaitable[int]]) 
         start = time.perf_counter()
         sizes.append(await call(i))
         timings.append((time.perf_counter() - start) * 1000)
-    return {"calls": calls, "p50_ms": percentile(timings, 0.50), "p95_ms": percentile(timings, 0.95),
-            "mean_ms": statistics.fmean(timings), "max_ms": max(timings), "size": statistics.median(sizes)}
+    return {
+        "calls": calls,
+        "p50_ms": percentile(timings, 0.50),
+        "p95_ms": percentile(timings, 0.95),
+        "mean_ms": statistics.fmean(timings),
+        "max_ms": max(timings),
+        "size": statistics.median(sizes),
+    }
 
 
 async def measure(memories: Neo4jMemoryStore, world: World, calls: int, warmup: int) -> dict[str, Any]:
@@ -241,17 +272,24 @@ async def measure(memories: Neo4jMemoryStore, world: World, calls: int, warmup: 
 
     level2 = next(m for m in world.levels[2] if sum(1 for p in world.parent.values() if p == m) > 1)
     level5 = next(m for m in world.levels[5] if sum(1 for p in world.parent.values() if p == m) > 1)
-    subtree = {name: _subtree_size(world, m) for name, m in
-               (("root", world.levels[0][0]), ("level 2", level2), ("level 5", level5))}
+    subtree = {
+        name: _subtree_size(world, m)
+        for name, m in (("root", world.levels[0][0]), ("level 2", level2), ("level 5", level5))
+    }
     rows = {
         "privileges of one memory": await timed(calls, warmup, privileges),
-        "scope from the root": await timed(max(10, calls // 5), max(2, warmup // 5),
-                                           scope_from(world.levels[0][0])),
+        "scope from the root": await timed(
+            max(10, calls // 5), max(2, warmup // 5), scope_from(world.levels[0][0])
+        ),
         "scope from level 2": await timed(calls, warmup, scope_from(level2)),
         "scope from level 5": await timed(calls, warmup, scope_from(level5)),
     }
-    below = {"privileges of one memory": 1, "scope from the root": subtree["root"],
-             "scope from level 2": subtree["level 2"], "scope from level 5": subtree["level 5"]}
+    below = {
+        "privileges of one memory": 1,
+        "scope from the root": subtree["root"],
+        "scope from level 2": subtree["level 2"],
+        "scope from level 5": subtree["level 5"],
+    }
     for name, row in rows.items():
         row["subtree"] = below[name]
     return rows
@@ -278,8 +316,10 @@ def table(result: dict[str, Any]) -> str:
         f"{'path':<26} {'calls':>6} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8} {'subtree':>8} {'result':>7}",
     ]
     for name, row in result["access"].items():
-        lines.append(f"{name:<26} {row['calls']:>6} {row['p50_ms']:>8.2f} {row['p95_ms']:>8.2f} "
-                     f"{row['mean_ms']:>8.2f} {row['subtree']:>8} {row['size']:>7.0f}")
+        lines.append(
+            f"{name:<26} {row['calls']:>6} {row['p50_ms']:>8.2f} {row['p95_ms']:>8.2f} "
+            f"{row['mean_ms']:>8.2f} {row['subtree']:>8} {row['size']:>7.0f}"
+        )
     lines.append("result: privileges held (privileges) or readable memories in the scope (scope)")
     return "\n".join(lines)
 
@@ -296,9 +336,16 @@ async def run(target: Neo4jTarget, calls: int, warmup: int, seed: int) -> dict[s
     finally:
         removed = await remove(store.driver, prefix)
         await store.close()
-    shape = {"memories": sum(LEVELS), "levels": len(LEVELS), "members": MEMBERS, "groups": GROUPS,
-             "grants": len(world.grants), "restricted": len(world.restricted), "write_s": write_s,
-             "removed_nodes": removed}
+    shape = {
+        "memories": sum(LEVELS),
+        "levels": len(LEVELS),
+        "members": MEMBERS,
+        "groups": GROUPS,
+        "grants": len(world.grants),
+        "restricted": len(world.restricted),
+        "write_s": write_s,
+        "removed_nodes": removed,
+    }
     server = {"version": target.version, "edition": target.edition, "source": target.source}
     machine = {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count()}
     return {"server": server, "machine": machine, "shape": shape, "access": timings}

@@ -37,8 +37,9 @@ PEOPLE = (
     "Oskar Nilsson", "Zara Ahmed", "Viktor Horvat", "Leila Haddad", "Tariq Aziz", "Emma Clarke", "Ravi Iyer",
 )  # fmt: skip
 COMPANIES = (
-    "Quillon Freight", "Harlow Mills", "Vellacourt", "Acme Logistics", "Brightwater Foods", "Northwind Retail",
-    "Copperleaf Energy", "Stonebridge Bank", "Bluefin Shipping", "Meridian Health", "Oakridge Farms",
+    "Quillon Freight", "Harlow Mills", "Vellacourt", "Acme Logistics", "Brightwater Foods",
+    "Northwind Retail", "Copperleaf Energy", "Stonebridge Bank", "Bluefin Shipping", "Meridian Health",
+    "Oakridge Farms",
     "Pinnacle Textiles", "Silverline Telecom", "Redwood Pharma", "Ironclad Security", "Lumen Studios",
     "Crescent Hotels", "Granite Works", "Harbor Insurance", "Juniper Software", "Kestrel Airlines",
     "Larkspur Dairy", "Mosaic Interiors", "Nimbus Cloud", "Orchid Cosmetics", "Peregrine Motors",
@@ -127,7 +128,8 @@ QUESTIONS = (
     "Where did {company} move its {object}?",
     "Who reviewed the {object} for {company}?",
 )
-TYPES = (("fact", 0.70), ("note", 0.20), ("procedure", 0.07), ("episode", 0.03))
+KINDS = ("fact", "note", "procedure", "episode")
+KIND_WEIGHTS = (0.70, 0.20, 0.07, 0.03)
 
 
 def _slots(rng: random.Random) -> dict[str, str]:
@@ -167,13 +169,12 @@ class Item:
 def items(count: int, seed: int = 7) -> list[Item]:
     """`count` records, seeded so every run writes (and embeds) the same texts."""
     rng = random.Random(seed)
-    kinds, weights = zip(*TYPES, strict=True)
     made = []
     for _ in range(count):
         slots = _slots(rng)
         text = rng.choice(TEMPLATES).format(**slots)
         attributes = {"account": slug(slots["company"]), "team": slots["team"], "priority": rng.randint(1, 5)}
-        made.append(Item(text=text, type=rng.choices(kinds, weights)[0], attributes=attributes))
+        made.append(Item(text=text, type=rng.choices(KINDS, KIND_WEIGHTS)[0], attributes=attributes))
     return made
 
 
@@ -192,7 +193,8 @@ def vectors(texts: Sequence[str], embedder: SentenceTransformerEmbedder, batch: 
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
     cache = RESULTS / f"vectors-{MODEL}-{len(texts)}-{digest}.npy"
     if cache.is_file():
-        return np.load(cache)
+        cached: np.ndarray = np.load(cache)
+        return cached
     began = time.perf_counter()
     rows: list[list[float]] = []
     for start in range(0, len(texts), batch):

@@ -188,7 +188,10 @@ async def measure_scope(
 
 
 def table(result: dict[str, Any]) -> str:
-    header = f"{'scope':<28} {'records':>8} {'strategy':<24} {'recall@10':>9} {'min':>5} {'p50 ms':>8} {'p95 ms':>8}"
+    header = (
+        f"{'scope':<28} {'records':>8} {'strategy':<24} {'recall@10':>9} {'min':>5} "
+        f"{'p50 ms':>8} {'p95 ms':>8}"
+    )
     lines = [header, "-" * len(header)]
     for row in result["scopes"]:
         strategy = ",".join(

@@ -80,7 +80,10 @@ class ObserveService:
         for index, episode in enumerate(episodes):
             if not isinstance(episode, dict):
                 raise MemoryInvalidError("Each episode is an object with content.", param=f"episodes.{index}")
-            text = rules.words_of(None, rules.normalise_content(episode.get("content"), title=None))
+            content = rules.normalise_content(episode.get("content"), title=None)
+            if all(p.get("type") == "text" and not str(p.get("text") or "").strip() for p in content):
+                raise MemoryInvalidError("An episode cannot be empty.", param=f"episodes.{index}.content")
+            text = rules.words_of(None, content)
             about = [{"rel": "about", "record_id": e["id"]} for e in matcher.mentioned(text)]
             bodies.append((ids.new_id(ids.RECORD), {**episode, "type": "episode", "references": about}))
         versions = await self.records.remember_stamped(caller, memory_id, bodies, writer)

@@ -59,7 +59,11 @@ class RecordService:
         await self.tree.require(caller, memory_id, "write")
         versions: list[RecordVersion] = []
         refused: dict[str, ProviderError] = {}
+        # A replayed batch: what exists already is neither validated nor embedded again.
+        present = await self.records.locate([record_id for record_id, _ in bodies])
         for record_id, body in bodies:
+            if record_id in present:
+                continue
             try:
                 versions.append(await self.stated_version(caller, memory_id, body, record_id))
             except (MemoryInvalidError, MemoryUnsupportedError) as e:

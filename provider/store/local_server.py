@@ -23,7 +23,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -213,11 +213,19 @@ def _download(mvn: str, root: Path, version: str) -> None:
     partial.rename(lib)
 
 
-def start(home: Path, port: int | None = None, *, heap: str = "512m", pagecache: str = "256m") -> LocalServer:
+def start(
+    home: Path,
+    port: int | None = None,
+    *,
+    heap: str = "512m",
+    pagecache: str = "256m",
+    settings: Mapping[str, str] | None = None,
+) -> LocalServer:
     """Start the server kept in `home`, or return the one already running there once it answers.
 
     A running server keeps its port; `port` (default: the previous one if free, else any free one)
-    applies to a new start only.
+    applies to a new start only, and so do `settings` (extra neo4j.conf lines, e.g. the query
+    sandbox's hardening; a key the template already sets is refused).
     """
     home = home.resolve()
     pid = _recorded_pid(home)
@@ -228,7 +236,7 @@ def start(home: Path, port: int | None = None, *, heap: str = "512m", pagecache:
         raise LocalNeo4jError(f"heap and pagecache must look like 512m or 1g, got {heap!r}, {pagecache!r}")
     lib, java = fetch(), java_command()
     port = port or _reusable_port(home) or _free_port()
-    _prepare_home(home, port, heap, pagecache)
+    _prepare_home(home, port, heap, pagecache, settings or {})
     _ensure_password(home, java, lib)
     log_from = len(_log_text(home, "neo4j.log"))
     proc = _launch(home, java, lib, heap)
@@ -302,12 +310,17 @@ def _probe(driver: Driver) -> tuple[str, str]:
     return str(record["version"]), str(record["edition"])
 
 
-def _prepare_home(home: Path, port: int, heap: str, pagecache: str) -> None:
+def _prepare_home(home: Path, port: int, heap: str, pagecache: str, settings: Mapping[str, str]) -> None:
     """Create the home (private: it holds the password) and write this start's configuration."""
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
     for name in ("conf", "data", "logs", "plugins", "import", "run"):
         (home / name).mkdir(exist_ok=True)
     conf = _CONF.format(port=port, heap=heap, pagecache=pagecache, home=home)
+    for key, value in settings.items():
+        # One line each: a newline or a key the template sets would smuggle in or shadow a setting.
+        if "\n" in key + value or "=" in key or f"\n{key}=" in conf:
+            raise LocalNeo4jError(f"refusing the extra Neo4j setting {key!r}")
+        conf += f"{key}={value}\n"
     (home / "conf" / "neo4j.conf").write_text(conf)
 
 

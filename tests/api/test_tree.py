@@ -500,3 +500,27 @@ def test_a_hidden_parent_cannot_be_probed_through_a_move(mem: Memories, alice: M
     # naming the real (hidden) parent must answer exactly as naming an id that does not exist
     not_found(mem.put(bob, child["id"], parent_id=ghost()))
     not_found(mem.put(bob, child["id"], parent_id=root["id"]))
+
+
+def test_granted_leaves_out_changes_below_an_entry_it_cannot_read(client: TestClient, mem: Memories,
+                                                                  alice: Member, bob: Member) -> None:
+    root = mem.make(alice, "root")
+    child = mem.make(alice, "child", parent_id=root["id"])
+    mem.grant(alice, root["id"], bob.principal, "write")
+    mem.grant(alice, child["id"], bob.principal, "read")
+    # the root is not readable, so nothing is "below a readable memory whose parent bob cannot see"
+    assert listed_ids(client, bob, granted="true") == []
+    assert listed_ids(client, bob) == [root["id"]]
+
+
+def test_granted_lists_a_change_below_a_readable_entry_past_an_unseen_node(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
+    root = mem.make(alice, "root")
+    cut = mem.make(alice, "cut", parent_id=root["id"], restricted=True)
+    inner = mem.make(alice, "inner", parent_id=cut["id"], restricted=True)
+    mem.grant(alice, root["id"], bob.principal, "read")
+    mem.grant(alice, inner["id"], bob.principal, "write")
+    # inner lies below the readable root and bob's privileges there ({write}) differ from the parent's (none)
+    granted = listing(client, bob, granted="true")
+    assert [(m["id"], m["privileges"]) for m in granted] == [(root["id"], ["read"]), (inner["id"], ["write"])]

@@ -31,6 +31,7 @@ EXAMPLES = int(os.environ.get("ACCESS_MODEL_EXAMPLES", "40"))
 STEPS_PER_EXAMPLE = int(os.environ.get("ACCESS_MODEL_STEPS", "60"))
 MAX_MEMORIES = 9
 STEPS = {"rules": 0, "checks": 0, "requests": 0}
+OUTCOMES: dict[str, int] = {}  # "<action> <status>" -> how often, to show the walk reaches every branch
 
 picks = st.integers(min_value=0, max_value=255)
 privilege_sets = st.frozensets(st.sampled_from(PRIVILEGES), min_size=1, max_size=4)
@@ -95,6 +96,8 @@ class AccessWorld(RuleBasedStateMachine):
 
     def expect(self, response: Reply, expected: Outcome, what: str) -> None:
         assert outcome(response) == expected, f"{what}: expected {expected}, got {response.text}"
+        key = f"{what.split()[0]} {expected[0]}"
+        OUTCOMES[key] = OUTCOMES.get(key, 0) + 1
 
     def gate(self, who: Member, memory_id: str, *needed: str) -> Outcome | None:
         """404 when unseen, 403 when a privilege is missing (in the order given), else None."""
@@ -390,5 +393,6 @@ def test_the_api_agrees_with_the_oracle(client: TestClient, admin: Admin) -> Non
         ),
     )
     executed = STEPS["rules"] - before
+    print(sorted(OUTCOMES.items()))
     print(f"\naccess model: {executed} steps, {STEPS['checks']} full checks, {STEPS['requests']} requests")
     assert executed >= MIN_STEPS, f"only {executed} steps ran; raise ACCESS_MODEL_EXAMPLES or _STEPS"
