@@ -80,7 +80,7 @@ def reach(memory_id: str, chain: Sequence[NodeFacts], below: Sequence[NodeFacts]
         memory_id=memory_id,
         privileges=privileges.get(memory_id, NOTHING),
         chain=visible_chain,
-        below={n.id: privileges[n.id] for n in below},
+        below={n.id: privileges[n.id] for n in sorted(below, key=lambda n: n.depth)},
         parents={n.id: n.parent_id for n in below},
     )
 

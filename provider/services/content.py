@@ -45,7 +45,7 @@ def normalise_content(value: Any, *, title: str | None) -> list[dict[str, Any]]:
         parts = [_part(part, i) for i, part in enumerate(value)]
     else:
         raise MemoryInvalidError("content must be a string or a list of parts.", param="content")
-    if not parts and not title:
+    if not title and all(p.get("type") == "text" and not p["text"].strip() for p in parts):
         raise MemoryInvalidError("A record needs content or a title.", param="content")
     return parts
 

@@ -54,8 +54,13 @@ class FileService:
             "media_type": row["media_type"],
         }
 
-    async def complete(self, caller: Caller, content: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """File parts get name, media_type and bytes from our store; a client's values are not read."""
+    async def complete(
+        self, caller: Caller, content: list[dict[str, Any]], *, kept: frozenset[str] = frozenset()
+    ) -> list[dict[str, Any]]:
+        """File parts get name, media_type and bytes from our store; a client's values are not read.
+
+        A writer names files it uploaded, or (`kept`) files the record it revises already holds.
+        """
         wanted = [p["file"]["id"] for p in content if p.get("type") == "file"]
         if not wanted:
             return content
@@ -63,14 +68,14 @@ class FileService:
         completed = []
         for index, part in enumerate(content):
             if part.get("type") == "file":
-                part = self._complete_part(caller, part, found.get(part["file"]["id"]), index)
+                part = self._complete_part(caller, part, found.get(part["file"]["id"]), index, kept)
             completed.append(part)
         return completed
 
     def _complete_part(
-        self, caller: Caller, part: dict[str, Any], meta: dict[str, Any] | None, index: int
+        self, caller: Caller, part: dict[str, Any], meta: dict[str, Any] | None, index: int, kept: frozenset[str]
     ) -> dict[str, Any]:
-        if meta is None or meta["owner"] != caller.principal:
+        if meta is None or (meta["owner"] != caller.principal and meta["id"] not in kept):
             raise MemoryInvalidError("No file with that id exists.", param=f"content.{index}.file.id")
         if not self.keeps(meta["media_type"]):
             raise MemoryUnsupportedError(

@@ -208,7 +208,9 @@ class RecordService:
         title = rules.normalise_title(body["title"]) if "title" in body else current.title
         content = current.content
         if "content" in body:
-            content = await self.files.complete(caller, rules.normalise_content(body["content"], title=title))
+            held = frozenset(p["file"]["id"] for p in current.content if p.get("type") == "file")
+            parts = rules.normalise_content(body["content"], title=title)
+            content = await self.files.complete(caller, parts, kept=held)
         stated = (
             rules.normalise_time(body["time"])
             if "time" in body

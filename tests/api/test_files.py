@@ -125,11 +125,6 @@ def test_a_file_type_not_kept_is_refused_and_nothing_is_written(lab: Lab, alice:
     assert lab.get(alice, memory_id, kept["id"])["version"] == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FileService.complete accepts only the caller's own uploads, even for a file part the record "
-    "already holds, so a co-writer cannot revise content that keeps another member's file",
-)
 def test_a_co_writer_may_keep_a_file_part_already_in_the_record(lab: Lab, alice: Member, bob: Member) -> None:
     memory_id = lab.memory(alice)
     lab.grant(alice, memory_id, bob, "read", "write")
