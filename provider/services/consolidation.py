@@ -88,9 +88,9 @@ class ConsolidationService:
         """Runs the rules now, within the budget (unit: records examined)."""
         await self.tree.require(caller, memory_id, "write")
         budget = self._budget(body.get("budget"))
-        run, after = await self._open(memory_id, "request", budget, None)
+        run, (after, after_id) = await self._open(memory_id, "request", budget, None)
         try:
-            rows = await self.runs.candidates(memory_id, after)
+            rows = await self.runs.candidates(memory_id, after, after_id)
             decisions = decide(rows, now=ids.now_ms(), budget=budget, threshold=self.threshold)
             for record_id in decisions.expired + decisions.duplicates:
                 await self._forget(run, caller, record_id)
@@ -105,6 +105,7 @@ class ConsolidationService:
             status,
             examined=decisions.examined,
             through=decisions.through or after or None,
+            through_id=decisions.through_id or after_id or None,
             exhausted=decisions.exhausted,
         )
         return await self.get(caller, memory_id, run.id)
@@ -121,7 +122,7 @@ class ConsolidationService:
 
     async def _open(
         self, memory_id: str, trigger: str, budget: int, revert_of: str | None
-    ) -> tuple[Run, int]:
+    ) -> tuple[Run, tuple[int, str]]:
         run_id = ids.new_id(ids.CONSOLIDATION)
         row = await self.runs.start(
             id=run_id,
@@ -134,7 +135,7 @@ class ConsolidationService:
         if not row["started"]:
             raise ConflictError("A consolidation already runs in this memory.")
         writer = Writer(kind="provider", id=self.provider_id, consolidation_id=run_id)
-        return Run(id=run_id, memory_id=memory_id, writer=writer), int(row["after"])
+        return Run(id=run_id, memory_id=memory_id, writer=writer), (int(row["after"]), str(row["after_id"]))
 
     async def _close(
         self,
@@ -143,6 +144,7 @@ class ConsolidationService:
         *,
         examined: int = 0,
         through: int | None = None,
+        through_id: str | None = None,
         exhausted: bool = False,
         error: str = "",
     ) -> None:
@@ -152,6 +154,7 @@ class ConsolidationService:
             now=ids.now_ms(),
             examined=examined,
             through=through,
+            through_id=through_id,
             created=run.created,
             superseded=run.superseded,
             forgotten=run.forgotten,

@@ -39,6 +39,7 @@ class Decisions:
     merges: list[tuple[str, str]] = field(default_factory=list)
     examined: int = 0
     through: int | None = None
+    through_id: str | None = None
     exhausted: bool = False
 
 
@@ -48,6 +49,7 @@ def decide(rows: list[dict[str, Any]], *, now: int, budget: int, threshold: floa
     examined = fresh[:budget]
     decisions = Decisions(examined=len(examined), exhausted=len(fresh) > budget)
     decisions.through = examined[-1]["written_at"] if examined else None
+    decisions.through_id = examined[-1]["id"] if examined else None
     looked_at = {r["id"] for r in examined}
     kept_facts: list[dict[str, Any]] = []
     kept_entities: dict[str, str] = {}

@@ -73,7 +73,12 @@ class FileService:
         return completed
 
     def _complete_part(
-        self, caller: Caller, part: dict[str, Any], meta: dict[str, Any] | None, index: int, kept: frozenset[str]
+        self,
+        caller: Caller,
+        part: dict[str, Any],
+        meta: dict[str, Any] | None,
+        index: int,
+        kept: frozenset[str],
     ) -> dict[str, Any]:
         if meta is None or (meta["owner"] != caller.principal and meta["id"] not in kept):
             raise MemoryInvalidError("No file with that id exists.", param=f"content.{index}.file.id")
@@ -96,9 +101,11 @@ class FileService:
         if not file_ids:
             return []
         gone = await self.files.unnamed(sorted(set(file_ids)))
-        for row in gone:
-            await asyncio.to_thread(self.blobs.delete, row["sha256"])
         await self.files.delete([row["id"] for row in gone])
+        # Bytes are content-addressed: the same bytes uploaded twice are one blob, kept while a file has it.
+        orphaned = await self.files.unused_digests(sorted({row["sha256"] for row in gone}))
+        for digest in orphaned:
+            await asyncio.to_thread(self.blobs.delete, digest)
         return [row["id"] for row in gone]
 
     async def read(self, file_id: str) -> tuple[bytes, str]:

@@ -90,6 +90,7 @@ class ObserveService:
         return await self.records.references.for_reads(caller, versions)
 
     async def _entity_memories(self, caller: Caller, memory_id: str) -> list[str]:
+        """The memory and its ancestors, those the observer may read: a link would reveal the rest."""
         reach = await self.tree.readable_scope(caller, memory_id, 0)
-        views = await self.tree.views(caller, reach.chain)
-        return [memory_id] + [v.node.id for v in views if "read" in v.privileges]
+        views = await self.tree.views(caller, [memory_id, *reach.chain])
+        return [v.node.id for v in views if "read" in v.privileges]

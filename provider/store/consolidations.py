@@ -56,9 +56,11 @@ class Neo4jConsolidationStore:
         """What the run did, in order."""
         return await self.store.read("consolidation_changes", run_id=run_id)
 
-    async def candidates(self, memory_id: str, after: int) -> list[Row]:
-        """Active facts and entities, oldest first, `fresh` past the last run."""
-        return await self.store.read("consolidation_candidates", memory_id=memory_id, after=after)
+    async def candidates(self, memory_id: str, after: int, after_id: str) -> list[Row]:
+        """Active facts and entities, oldest first, `fresh` past where the last run stopped."""
+        return await self.store.read(
+            "consolidation_candidates", memory_id=memory_id, after=after, after_id=after_id
+        )
 
     async def referrers(self, record_id: str) -> list[Row]:
         """Active records referencing one."""

@@ -72,7 +72,9 @@ def build_scene(lab: Lab, alice: Member, bob: Member) -> Scene:
             {"rel": "derived_from", "record_id": source["id"]},
         ],
     )
-    shot = ok(lab.client.post(f"/v1/memories/{memory}/snapshots", json={"name": tag()}, headers=alice.headers))
+    shot = ok(
+        lab.client.post(f"/v1/memories/{memory}/snapshots", json={"name": tag()}, headers=alice.headers)
+    )
     time.sleep(0.003)
     return Scene(
         memory=memory,

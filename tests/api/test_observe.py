@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -33,9 +34,7 @@ def about(record: dict[str, Any]) -> set[str]:
 # -- what is kept ------------------------------------------------------------------------------------
 
 
-def test_episodes_are_kept_as_the_providers_records_on_the_observers_behalf(
-    lab: Lab, alice: Member
-) -> None:
+def test_episodes_are_kept_as_the_providers_records_on_the_observers_behalf(lab: Lab, alice: Member) -> None:
     memory_id = lab.memory(alice)
     provider_id = provider_document(lab.client, alice)["id"]
     turn = [
@@ -57,7 +56,11 @@ def test_episodes_are_kept_as_the_providers_records_on_the_observers_behalf(
     for record in kept:
         validate("MemoryRecord", record)
         assert record["type"] == "episode" and record["memory_id"] == memory_id
-        assert record["written_by"] == {"kind": "provider", "id": provider_id, "on_behalf_of": alice.principal}
+        assert record["written_by"] == {
+            "kind": "provider",
+            "id": provider_id,
+            "on_behalf_of": alice.principal,
+        }
         assert record["trust"] == "untrusted" and record["status"] == "active" and record["version"] == 1
         read = lab.get(alice, memory_id, record["id"])
         assert {k: read[k] for k in ("content", "attributes", "written_by", "type")} == {
@@ -228,3 +231,15 @@ def test_empty_or_invalid_episodes_are_422_and_nothing_is_kept(
     memory_id = lab.memory(alice)
     assert_error(observe_reply(lab, alice, memory_id, body), 422, "memory_invalid")
     assert lab.listed(alice, memory_id, include="all") == []
+
+
+def test_a_writer_without_read_observes_but_learns_nothing_of_the_entities(
+    lab: Lab, alice: Member, bob: Member
+) -> None:
+    memory = lab.memory(alice)
+    hidden = entity(lab, alice, memory, "Zephyrine Okafor")
+    lab.grant(alice, memory, bob, "write")
+    [record] = observe(lab, bob, memory, {"content": "Is Zephyrine Okafor known here?"})
+    assert record["written_by"]["on_behalf_of"] == bob.principal
+    assert hidden not in json.dumps(record), "a link would tell a writer what it may not read"
+    assert about(lab.get(alice, memory, record["id"])) == set()
