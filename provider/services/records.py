@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -61,11 +62,12 @@ class RecordService:
         refused: dict[str, ProviderError] = {}
         # A replayed batch: what exists already is neither validated nor embedded again.
         present = await self.records.locate([record_id for record_id, _ in bodies])
+        known = await self.references.locate_all([body for _, body in bodies])
         for record_id, body in bodies:
             if record_id in present:
                 continue
             try:
-                versions.append(await self.stated_version(caller, memory_id, body, record_id))
+                versions.append(await self.stated_version(caller, memory_id, body, record_id, known=known))
             except (MemoryInvalidError, MemoryUnsupportedError) as e:
                 refused[record_id] = e
         return await self._store_batch(versions), refused
@@ -74,8 +76,9 @@ class RecordService:
         self, caller: Caller, memory_id: str, bodies: list[tuple[str, dict[str, Any]]], writer: Writer
     ) -> list[RecordVersion]:
         """Records the provider writes itself (observe, consolidation): validated, then stamped `writer`."""
+        known = await self.references.locate_all([body for _, body in bodies])
         versions = [
-            replace(await self.stated_version(caller, memory_id, body, record_id), writer=writer)
+            replace(await self.stated_version(caller, memory_id, body, record_id, known=known), writer=writer)
             for record_id, body in bodies
         ]
         await self._store_batch(versions)
@@ -89,7 +92,13 @@ class RecordService:
         return await self.records.create_many(list(zip(versions, words, embeddings, strict=True)))
 
     async def stated_version(
-        self, caller: Caller, memory_id: str, body: dict[str, Any], record_id: str
+        self,
+        caller: Caller,
+        memory_id: str,
+        body: dict[str, Any],
+        record_id: str,
+        *,
+        known: Mapping[str, str] | None = None,
     ) -> RecordVersion:
         """The first version of a record as the writer states it, validated and stamped."""
         if not isinstance(body, dict):
@@ -104,7 +113,9 @@ class RecordService:
             title=title,
             content=content,
             attributes=rules.normalise_attributes(body.get("attributes")),
-            references=await self.references.for_write(rules.normalise_references(body.get("references"))),
+            references=await self.references.for_write(
+                rules.normalise_references(body.get("references")), known
+            ),
             version=1,
             status="active",
             supersedes=None,

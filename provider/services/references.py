@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from provider.errors import MemoryInvalidError
@@ -17,11 +18,19 @@ class ReferenceResolver:
         self.tree = tree
         self.records = records
 
-    async def for_write(self, refs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Fills in each target's memory from its record id; an unknown record is refused."""
+    async def for_write(
+        self, refs: list[dict[str, Any]], known: Mapping[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Fills in each target's memory from its record id; an unknown record is refused.
+
+        `known` holds locations a batch writer looked up once for all its records.
+        """
         if not refs:
             return []
-        located = await self.records.locate(sorted({r["record_id"] for r in refs}))
+        located = dict(known or {})
+        missing = sorted({r["record_id"] for r in refs} - set(located))
+        if missing:
+            located.update(await self.records.locate(missing))
         resolved = []
         for i, ref in enumerate(refs):
             memory_id = located.get(ref["record_id"])
@@ -31,6 +40,17 @@ class ReferenceResolver:
                 )
             resolved.append({"rel": ref["rel"], "memory_id": memory_id, "record_id": ref["record_id"]})
         return resolved
+
+    async def locate_all(self, bodies: list[dict[str, Any]]) -> dict[str, str]:
+        """Where every record any of these bodies references lives, in one round trip."""
+        wanted = {
+            ref["record_id"]
+            for body in bodies
+            if isinstance(body, dict) and isinstance(body.get("references"), list)
+            for ref in body["references"]
+            if isinstance(ref, dict) and isinstance(ref.get("record_id"), str)
+        }
+        return await self.records.locate(sorted(wanted)) if wanted else {}
 
     async def readable(self, caller: Caller, memory_ids: set[str]) -> set[str]:
         """Which of these memories the caller may read."""
