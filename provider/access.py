@@ -112,12 +112,15 @@ def entry_points(granted: Sequence[NodeFacts]) -> list[str]:
 def granted_listing(granted: Sequence[NodeFacts]) -> list[tuple[str, frozenset[str]]]:
     """Readable entry points plus every node below where the caller's privileges change, highest first."""
     privileges = effective_privileges(granted)
+    under: set[str] = set()  # readable entry points and everything below them
     listed: list[tuple[str, frozenset[str]]] = []
     for node in sorted(granted, key=lambda n: n.depth):
         mine = privileges.get(node.id, NOTHING)
         parent = privileges.get(node.parent_id, NOTHING) if node.parent_id else NOTHING
         entry = "read" in mine and not parent
-        changed = bool(mine) and bool(parent) and mine != parent
-        if entry or changed:
+        below = node.parent_id in under
+        if entry or below:
+            under.add(node.id)
+        if mine and (entry or (below and mine != parent)):
             listed.append((node.id, mine))
     return listed

@@ -130,12 +130,16 @@ class TreeService:
     async def update(self, caller: Caller, memory_id: str, changes: MemoryChanges) -> MemoryView:
         """Rename and describe need write; restrict and move need delete (and create on the new parent)."""
         view = await self.require(caller, memory_id, "write")
-        structural = changes.move or (
-            changes.restricted is not None and changes.restricted != view.node.restricted
+        # Sending back the parent it was shown is no move; naming a parent it was not shown (even the
+        # real, hidden one) goes through the move's own checks, so a hidden parent cannot be probed.
+        same_parent = changes.parent_id == view.visible_parent_id and (
+            changes.parent_id is not None or view.node.parent_id is None
         )
+        moving = changes.move and not same_parent
+        structural = moving or (changes.restricted is not None and changes.restricted != view.node.restricted)
         if structural:
             await self.require(caller, memory_id, "delete")
-        if changes.move and changes.parent_id != view.node.parent_id:
+        if moving:
             await self._refuse_if_busy(memory_id)
             await self._move(caller, memory_id, changes.parent_id)
         await self.memories.update(

@@ -502,8 +502,9 @@ def test_a_hidden_parent_cannot_be_probed_through_a_move(mem: Memories, alice: M
     not_found(mem.put(bob, child["id"], parent_id=root["id"]))
 
 
-def test_granted_leaves_out_changes_below_an_entry_it_cannot_read(client: TestClient, mem: Memories,
-                                                                  alice: Member, bob: Member) -> None:
+def test_granted_leaves_out_changes_below_an_entry_it_cannot_read(
+    client: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
     root = mem.make(alice, "root")
     child = mem.make(alice, "child", parent_id=root["id"])
     mem.grant(alice, root["id"], bob.principal, "write")
