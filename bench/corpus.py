@@ -102,19 +102,30 @@ TASKS = (
     ("escalate an outage", "page the on-call engineer", "post an update on the status page"),
     ("ship a sample", "print the shipping label", "log the tracking number in the account"),
 )
+TAILS = (
+    "", "", "", " (confirmed by phone)", ", which is unusual", " after two reminders",
+    " per the signed contract", " and expects a reply", ", according to the call notes", " so plan ahead",
+    " before anyone else noticed",
+    " while the usual contact was away", " at short notice", " without telling procurement",
+)  # fmt: skip
+MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+    "November", "December",
+)  # fmt: skip
 TEMPLATES = (
-    "{person} from {team} {verb} the {object} for {company} {when}.",
-    "{company} {verb} its {object} {when}, according to {person}.",
-    "{company} prefers {channel} for anything about the {object}.",
-    "{person} {preference}; keep that in mind when writing to {company}.",
-    "The {object} for {company} {state}.",
-    "Our {place} office handles the {object} for {company}.",
-    "{person} is allergic to {food}, so avoid it at the {place} offsite.",
-    "To {task}, first {step1}, then {step2}.",
-    "{company} moved its {object} to the {place} warehouse {when}.",
-    "{team} asked {person} to review the {object} from {company} {when}.",
-    "{company}'s {object} is due {when}; {person} owns it.",
-    "{person} met {company} in {place} and agreed on a new {object}.",
+    "{person} from {team} {verb} the {object} for {company} {when}{tail}.",
+    "{company} {verb} its {object} {when}, according to {person}{tail}.",
+    "{company} prefers {channel} for anything about the {object}; {person} confirmed this {when}.",
+    "{person} {preference}; keep that in mind when writing to {company} about the {object}.",
+    "The {object} #{number} for {company} {state}{tail}.",
+    "Our {place} office has handled the {object} for {company} since {month} {year}.",
+    "{person} is allergic to {food}, so avoid it at the {place} offsite in {month}.",
+    "To {task} for {company}, first {step1}, then {step2}; ask {person} if unsure.",
+    "{company} moved its {object} to the {place} warehouse {when}{tail}.",
+    "{team} asked {person} to review the {object} from {company} {when}{tail}.",
+    "{company}'s {object} of €{amount} is due {when}; {person} owns it.",
+    "{person} met {company} in {place} and agreed on a new {object} worth €{amount}.",
+    "Ticket {number}: {company} reported that the {object} {state}; {person} from {team} is on it.",
 )
 QUESTIONS = (
     "When does {company} renew its {object}?",
@@ -149,6 +160,11 @@ def _slots(rng: random.Random) -> dict[str, str]:
         "task": task,
         "step1": step1,
         "step2": step2,
+        "tail": rng.choice(TAILS),
+        "month": rng.choice(MONTHS),
+        "year": str(rng.randint(2015, 2026)),
+        "number": str(rng.randint(1000, 99999)),
+        "amount": f"{rng.randint(2, 950) * 100:,}",
     }
 
 

@@ -1,8 +1,10 @@
 // Fields alone: the current active records of the scope that pass the filters, newest first.
 // Parameters: $scope, $dnf, $k (int). Columns: id, memory_id, score (null).
 // Scope: only records whose memory_id is in $scope.
+// `created_at IS NOT NULL` (every Record has it) lets the planner seek the composite index
+// record_memory (memory_id, created_at) instead of scanning every Record in the database.
 MATCH (r:Record)
-WHERE r.memory_id IN $scope AND r.status = 'active'
+WHERE r.memory_id IN $scope AND r.created_at IS NOT NULL AND r.status = 'active'
   AND any(conj IN $dnf WHERE all(p IN conj WHERE
     CASE p.op
       WHEN 'eq' THEN r[p.key] = p.value

@@ -4,8 +4,10 @@
 // Parameters: $scope (memory ids), $vector (list<float>), $dnf (filters as a list of conjunctions
 //   of {key, op, value}; [[]] for none), $k (int).
 // Columns: id, memory_id, score. Scope: only records whose memory_id is in $scope.
+// `created_at IS NOT NULL` (every Record has it) lets the planner seek the composite index
+// record_memory (memory_id, created_at) instead of scanning every Record in the database.
 MATCH (r:Record)
-WHERE r.memory_id IN $scope AND r.embedding IS NOT NULL
+WHERE r.memory_id IN $scope AND r.created_at IS NOT NULL AND r.embedding IS NOT NULL
   AND any(conj IN $dnf WHERE all(p IN conj WHERE
     CASE p.op
       WHEN 'eq' THEN r[p.key] = p.value

@@ -1,13 +1,15 @@
 // Meaning, through the vector index: a global top $fetch, then only what is in scope and passes
 // the filters. The service raises $fetch (over-fetch) and falls back to the exact scan when the
-// index does not return $k results in scope.
+// index does not return $k results in scope. The index ranks by quantized vectors (5.26 indexes
+// quantize by default), so the candidates it returns are ranked again by exact cosine.
 // Parameters: $scope, $vector, $dnf, $fetch (int), $k (int).
-// Columns: id, memory_id, score, seen (int: how many the index returned before filtering).
+// Columns: id, memory_id, score (exact cosine, rescaled to [0, 1] as the index reports it),
+//   seen (int: how many the index returned before filtering).
 // Scope: only records whose memory_id is in $scope leave this statement.
-CALL db.index.vector.queryNodes('record_embedding', $fetch, $vector) YIELD node AS r, score
-WITH collect({r: r, score: score}) AS hits
-UNWIND hits AS hit
-WITH hit.r AS r, hit.score AS score, size(hits) AS seen
+CALL db.index.vector.queryNodes('record_embedding', $fetch, $vector) YIELD node
+WITH collect(node) AS hits
+UNWIND hits AS r
+WITH r, size(hits) AS seen
 WHERE r.memory_id IN $scope
   AND any(conj IN $dnf WHERE all(p IN conj WHERE
     CASE p.op
@@ -21,6 +23,7 @@ WHERE r.memory_id IN $scope
       WHEN 'exists' THEN (r[p.key] IS NOT NULL) = p.value
       ELSE false
     END))
+WITH r, seen, vector.similarity.cosine(r.embedding, $vector) AS score
 RETURN r.id AS id, r.memory_id AS memory_id, score, seen
 ORDER BY score DESC, id
 LIMIT $k

@@ -3,8 +3,10 @@
 // for exact scoring in the service. Superseded and forgotten versions never sit in the indexes.
 // Parameters: $scope, $as_of (int ms), $include_all (bool), $dnf, $cap (int).
 // Columns: id, memory_id, text, title, embedding, written_at. Scope: only memories in $scope.
+// `created_at IS NOT NULL` (every Record has it) lets the planner seek the composite index
+// record_memory (memory_id, created_at) instead of scanning every Record in the database.
 MATCH (rec:Record)
-WHERE rec.memory_id IN $scope
+WHERE rec.memory_id IN $scope AND rec.created_at IS NOT NULL
 MATCH (r:RecordVersion)-[:VERSION_OF]->(rec)
 WHERE r.written_at <= $as_of AND (r.superseded_at IS NULL OR r.superseded_at > $as_of)
   AND ($include_all OR r.forgotten_at IS NULL OR r.forgotten_at > $as_of)

@@ -72,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     commands.add_parser("neo4j", help="manage the local Neo4j server", add_help=False)
+    commands.add_parser(
+        "query", help="run Cypher in a memory's query sandbox (UHP_URL, UHP_API_KEY)", add_help=False
+    )
     admin = commands.add_parser("admin", help="members, keys, groups (UHP_URL, UHP_ADMIN_KEY)")
     what = admin.add_subparsers(dest="what", required=True)
     member = what.add_parser("member")
@@ -109,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         from provider.store import local_server
 
         return local_server.main(argv[1:])
+    if argv[:1] == ["query"]:
+        from provider import cli_query
+
+        return cli_query.main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)

@@ -42,6 +42,18 @@ class Settings(BaseSettings):
     consolidation_budget: int = 1000
     provider_id: str = "neo4j"
 
+    # The query sandbox (docs/QUERIES.md): without it, named and free queries are not run or declared.
+    query_sandbox: bool = True
+    query_sandboxes: int = 1
+    query_sandbox_dir: Path | None = None  # homes of the sandboxes; None: a fresh temporary directory
+    query_sandbox_heap: str = "256m"
+    query_sandbox_pagecache: str = "64m"
+    query_sandbox_recycle: bool = True  # a pristine store before a sandbox holds another scope
+    query_sandbox_prestart: bool | None = None  # start at boot; None: in production only
+    query_timeout_ms: int = 2000
+    query_row_cap: int = 1000
+    query_max_records: int = 200_000
+
     @model_validator(mode="after")
     def _refuse_default_admin_key(self) -> Settings:
         # A known or empty admin key is fine on a developer's machine, never in production.

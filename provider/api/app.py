@@ -22,6 +22,7 @@ from provider.api.routes import (
     memories,
     meta,
     providers,
+    queries,
     recall,
     records,
 )
@@ -46,6 +47,7 @@ from provider.services.idempotency import IdempotencyService
 from provider.services.identity import IdentityService
 from provider.services.observe import ObserveService
 from provider.services.prime import PrimeService
+from provider.services.queries import QueryService
 from provider.services.recall import RecallService
 from provider.services.records import RecordService
 from provider.services.snapshots import SnapshotService
@@ -110,6 +112,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
             threshold=settings.duplicate_similarity,
             default_budget=settings.consolidation_budget,
         ),
+        queries=QueryService.from_settings(settings, tree, store, records.references),
     )
 
 
@@ -137,8 +140,10 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
         try:
             await apply_schema(store, model.dimension)
             services.schema_applied = True
+            services.queries.start()
             yield
         finally:
+            await services.queries.close()
             await store.close()
 
     app = FastAPI(title="uhp-memory", version=__version__, lifespan=lifespan)
@@ -158,6 +163,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
         lifecycle,
         consolidations,
         files,
+        queries,
     ):
         app.include_router(module.router)
     return app

@@ -23,6 +23,7 @@ from provider.services.idempotency import IdempotencyService
 from provider.services.identity import AdminCaller, IdentityService
 from provider.services.observe import ObserveService
 from provider.services.prime import PrimeService
+from provider.services.queries import QueryService
 from provider.services.recall import RecallService
 from provider.services.records import RecordService
 from provider.services.snapshots import SnapshotService
@@ -55,6 +56,7 @@ class Services:
     prime: PrimeService
     types: TypeService
     consolidation: ConsolidationService
+    queries: QueryService
     schema_applied: bool = False
 
     def capable(self) -> list[Capable]:

@@ -58,12 +58,16 @@ def from_row(row: dict[str, Any]) -> NamedQuery:
 def parse_definition(memory_id: str, name: str, body: dict[str, Any]) -> NamedQuery:
     """A PUT body checked: a name, read-only Cypher, a valid JSON Schema for params."""
     if not NAME.match(name):
-        raise MemoryInvalidError("A query name is a letter then up to 63 letters, digits, _ . or -.", param="name")
+        raise MemoryInvalidError(
+            "A query name is a letter then up to 63 letters, digits, _ . or -.", param="name"
+        )
     if body.get("name") not in (None, name):
         raise MemoryInvalidError("The body names another query than the path.", param="name")
     _check_language(body.get("language"))
     if body.get("requires", "read") != "read":
-        raise MemoryUnsupportedError("Named queries only read on this provider (requires: read).", param="requires")
+        raise MemoryUnsupportedError(
+            "Named queries only read on this provider (requires: read).", param="requires"
+        )
     text = body.get("body", body.get("statement"))
     if not isinstance(text, str) or not text.strip():
         raise MemoryInvalidError("body is the query's Cypher statement.", param="body")
@@ -87,7 +91,9 @@ def _check_body(text: str) -> None:
             raise MemoryUnsupportedError(
                 "A named query that writes is not supported: queries only read.", param="body"
             ) from e
-        raise MemoryInvalidError(f"The statement is refused: {e.construct} is not allowed.", param="body") from e
+        raise MemoryInvalidError(
+            f"The statement is refused: queries may not use {e.construct}.", param="body"
+        ) from e
 
 
 def _schema(params: Any) -> dict[str, Any]:

@@ -8,10 +8,13 @@ there, then answer in recall's shape when the rows are records and as plain rows
 from __future__ import annotations
 
 import json
+import logging
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from provider import access, ids
+from provider.config import Settings
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError
 from provider.models import Caller, ReadRecord, RecallAnswer
 from provider.services.named_queries import (
@@ -26,10 +29,15 @@ from provider.services.query_gate import StatementRefused, check_plan, check_sta
 from provider.services.references import ReferenceResolver
 from provider.services.sandbox_pool import SandboxPool
 from provider.services.tree import TreeService
+from provider.store import sandbox_template
+from provider.store.driver import Neo4jStore
 from provider.store.named_queries import Neo4jNamedQueryStore
 from provider.store.projection import Neo4jProjectionStore
 from provider.store.recall import Neo4jRecallStore
 from provider.store.sandbox import SandboxResult, SandboxStuckError
+
+log = logging.getLogger("provider.queries")
+VETTED = 1024  # statement texts whose EXPLAIN passed the plan check, most recent kept
 
 
 @dataclass
@@ -61,12 +69,14 @@ class FreeQuery:
 
 
 def parse_free(body: dict[str, Any]) -> FreeQuery:
-    """language cypher (the default), a statement, params an object, depth ≥ 0; `write` is refused."""
+    """Checks `language` (cypher, the default), `statement`, `params`, `depth` ≥ 0; refuses `write`."""
     language = body.get("language", LANGUAGE)
     if not isinstance(language, str) or language.lower() != LANGUAGE:
         raise MemoryInvalidError("This provider runs queries in cypher only.", param="language")
     if body.get("write") not in (None, False):
-        raise MemoryUnsupportedError("Free queries only read on this provider (queries.free.write is false).", param="write")
+        raise MemoryUnsupportedError(
+            "Free queries only read on this provider (queries.free.write is false).", param="write"
+        )
     statement, params, depth = body.get("statement"), body.get("params") or {}, body.get("depth")
     if not isinstance(statement, str) or not statement.strip():
         raise MemoryInvalidError("statement is the Cypher to run.", param="statement")
@@ -78,7 +88,7 @@ def parse_free(body: dict[str, Any]) -> FreeQuery:
 
 
 class QueryService:
-    """Owns the sandbox pool; without one (`pool=None`) it defines and lists but runs nothing."""
+    """Owns the sandbox pool; without one (`pool=None`) every query route answers memory_unsupported."""
 
     def __init__(
         self,
@@ -97,6 +107,35 @@ class QueryService:
         self.limits = limits or QueryLimits()
         # Off only in tests that show the sandbox alone confines a statement; never a setting.
         self.gate = gate
+        self.prestart = False
+        self._vetted: OrderedDict[str, None] = OrderedDict()
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, tree: TreeService, store: Neo4jStore, references: ReferenceResolver
+    ) -> QueryService:
+        """The service as the settings describe it; no I/O (sandboxes start on `start` or first use)."""
+        pool = None
+        if settings.query_sandbox:
+            pool = SandboxPool(
+                settings.query_sandbox_dir,
+                settings.cache_dir,
+                size=settings.query_sandboxes,
+                heap=settings.query_sandbox_heap,
+                pagecache=settings.query_sandbox_pagecache,
+                recycle=settings.query_sandbox_recycle,
+            )
+        limits = QueryLimits(
+            timeout_ms=settings.query_timeout_ms,
+            row_cap=settings.query_row_cap,
+            subtree_cap=settings.subtree_cap,
+            max_records=settings.query_max_records,
+        )
+        stores = (Neo4jProjectionStore(store), Neo4jNamedQueryStore(store), Neo4jRecallStore(store))
+        prestart = settings.query_sandbox_prestart
+        service = cls(tree, stores, references, pool, limits=limits)
+        service.prestart = settings.environment == "production" if prestart is None else prestart
+        return service
 
     def capabilities(self) -> dict[str, Any]:
         """Named queries and free Cypher need the sandbox; without it neither is declared."""
@@ -105,8 +144,11 @@ class QueryService:
         return {"queries": {"named": True, "free": {"languages": [LANGUAGE], "write": False}}}
 
     def start(self) -> None:
-        """Warms the pool in the background."""
-        if self.pool is not None:
+        """Drops the pool where no sandbox can run (no JDK); else warms it when told to prestart."""
+        if self.pool is not None and not sandbox_template.runnable():
+            log.warning("no JDK (or no Neo4j jars and no Maven): queries are not run or declared")
+            self.pool = None
+        if self.pool is not None and self.prestart:
             self.pool.warm_in_background()
 
     async def close(self) -> None:
@@ -124,11 +166,15 @@ class QueryService:
     async def list_named(self, caller: Caller, memory_id: str) -> list[NamedQuery]:
         """The memory's named queries; needs read."""
         await self.tree.require(caller, memory_id, "read")
+        self._require_sandbox()
         return [from_row(row) for row in await self.named.list(memory_id)]
 
-    async def define_named(self, caller: Caller, memory_id: str, name: str, body: dict[str, Any]) -> NamedQuery:
+    async def define_named(
+        self, caller: Caller, memory_id: str, name: str, body: dict[str, Any]
+    ) -> NamedQuery:
         """Defines or replaces a named query; needs write; read-only Cypher only."""
         await self.tree.require(caller, memory_id, "write")
+        self._require_sandbox()
         query = parse_definition(memory_id, name, body)
         row = await self.named.put(
             memory_id=memory_id,
@@ -150,6 +196,7 @@ class QueryService:
         """Runs a named query with params checked against its schema, within what the caller may read."""
         reach = await self.tree.readable_scope(caller, memory_id, None)
         reach.require("read")
+        self._require_sandbox()
         row = await self.named.get(memory_id, name)
         if row is None:
             raise NamedQueryNotFoundError("No named query with that name on this memory.", param="name")
@@ -162,20 +209,23 @@ class QueryService:
     async def _run(
         self, caller: Caller, reach: access.Reach, statement: str, params: dict[str, Any], depth: int | None
     ) -> RecallAnswer | QueryRows:
-        if self.pool is None:
-            raise MemoryUnsupportedError("This provider runs without a query sandbox, so queries are not run.")
+        self._require_sandbox()
         self._gate(statement)
         scope, degraded = self._scope(reach, depth)
         version = await self.projections.fingerprint(scope)
         if version[2] > self.limits.max_records:
             raise MemoryUnsupportedError(
-                f"The scope holds more than {self.limits.max_records} records, more than a query sandbox takes."
+                f"The scope holds more than {self.limits.max_records} records, more than a sandbox takes."
             )
         result = await self._in_sandbox(scope, version, statement, params)
         degraded += self._cuts(result)
         if result.record_ids:
             return await self._as_records(caller, scope, result.record_ids, degraded)
         return QueryRows(columns=result.columns, rows=result.rows, degraded=degraded)
+
+    def _require_sandbox(self) -> None:
+        if self.pool is None:
+            raise MemoryUnsupportedError("This provider runs without a query sandbox, so it runs no queries.")
 
     def _gate(self, statement: str) -> None:
         if not self.gate:
@@ -186,11 +236,12 @@ class QueryService:
             raise _refusal(e) from e
 
     def _scope(self, reach: access.Reach, depth: int | None) -> tuple[list[str], list[str]]:
-        scope = sorted(reach.readable_scope()) if depth != 0 else [reach.memory_id]
+        """The readable memories (the one asked first, as recall caps them), then sorted: the key."""
+        scope = reach.readable_scope() if depth != 0 else [reach.memory_id]
         cap = self.limits.subtree_cap
         if len(scope) <= cap:
-            return scope, []
-        return scope[:cap], [f"subtree:capped_at_{cap}_memories"]
+            return sorted(scope), []
+        return sorted(scope[:cap]), [f"subtree:capped_at_{cap}_memories"]
 
     async def _in_sandbox(
         self, scope: list[str], version: tuple[int, ...], statement: str, params: dict[str, Any]
@@ -198,15 +249,31 @@ class QueryService:
         assert self.pool is not None
         limits = self.limits
         try:
-            async with self.pool.lease(tuple(scope), version, lambda: self.projections.read(scope)) as sandbox:
-                if self.gate:
+            async with self.pool.lease(
+                tuple(scope), version, lambda: self.projections.read(scope)
+            ) as sandbox:
+                if self.gate and statement not in self._vetted:
                     try:
                         check_plan(await sandbox.explain(statement, params, limits.timeout_ms))
                     except StatementRefused as e:
                         raise _refusal(e) from e
-                return await sandbox.run(statement, params, timeout_ms=limits.timeout_ms, row_cap=limits.row_cap)
+                    self._vet(statement)
+                return await sandbox.run(
+                    statement, params, timeout_ms=limits.timeout_ms, row_cap=limits.row_cap
+                )
         except SandboxStuckError:
             return SandboxResult(columns=[], timed_out=True)
+
+    def _vet(self, statement: str) -> None:
+        """Remembers a text whose plan passed the check.
+
+        What the check reads (the query type, the operators it refuses, the procedures called)
+        follows from the text alone, not from the data or the params, so it need not plan again.
+        """
+        self._vetted[statement] = None
+        self._vetted.move_to_end(statement)
+        while len(self._vetted) > VETTED:
+            self._vetted.popitem(last=False)
 
     def _cuts(self, result: SandboxResult) -> list[str]:
         cuts = [f"query:timeout_{self.limits.timeout_ms}ms"] if result.timed_out else []
@@ -226,7 +293,12 @@ class QueryService:
         views = await self.tree.views(caller, sorted({v.memory_id for v in kept}))
         names = {v.node.id: v.node.name for v in views}
         results: list[tuple[ReadRecord, dict[str, str], float | None, list[str]]] = [
-            (read, {"id": read.version.memory_id, "name": names.get(read.version.memory_id, "")}, None, ["query"])
+            (
+                read,
+                {"id": read.version.memory_id, "name": names.get(read.version.memory_id, "")},
+                None,
+                ["query"],
+            )
             for read in reads
         ]
         return RecallAnswer(results=results, parent=None, children=[], degraded=degraded, abstain=False)
@@ -234,7 +306,7 @@ class QueryService:
 
 def _refusal(refused: StatementRefused) -> MemoryInvalidError:
     return MemoryInvalidError(
-        f"The statement is refused: {refused.construct} is not allowed in a query.",
+        f"The statement is refused: queries may not use {refused.construct}.",
         param="statement",
         detail={"cause": "gate"},
     )

@@ -69,7 +69,7 @@ _TOKEN = re.compile(
 )
 
 
-class StatementRefused(Exception):  # noqa: N818 - a verdict, caught by the service, never raised to clients
+class StatementRefused(Exception):
     """The gate's verdict: which construct, and whether it is a write (named queries answer that apart)."""
 
     def __init__(self, construct: str, *, writes: bool = False):
@@ -135,7 +135,11 @@ def _next(found: list[Token], i: int) -> str:
 
 
 def _is_keyword(found: list[Token], i: int) -> bool:
-    """A word in keyword position: not a property or namespace part, label, type or map key."""
+    """A word in keyword position: not a property or namespace part, label, type or map key.
+
+    A word after `|` is still checked (`:A|Create` is refused): `|` also opens a FOREACH body or a
+    comprehension's projection, and refusing an odd type name costs less than missing a clause.
+    """
     before = _prev(found, i)
     if before in (".", ":", "$"):
         return False

@@ -5,14 +5,15 @@ never replaced under a running statement. The copy a slot holds is keyed by (sco
 the same key is a cache hit; the same scope at a newer version is cleared and reloaded in place;
 another scope gets a pristine sandbox (`recycle`, the default) so nothing of an earlier scope, not
 even the internal ids or tokens it left, is there to be observed. A statement that outlives its
-time limit without the server stopping it leaves its sandbox broken: it is restarted in the
-background and the next lease waits for it.
+time limit without the server stopping it, or a server that fails, leaves its sandbox broken: it
+is restarted in the background and the next lease waits for it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import tempfile
 import time
@@ -20,7 +21,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from provider.store import sandbox_template
+from provider.errors import UnavailableError
+from provider.store import local_server, sandbox_template
 from provider.store.projection import Projection
 from provider.store.sandbox import SandboxServer, SandboxStuckError
 
@@ -71,11 +73,18 @@ class SandboxPool:
         if self.slots:
             return
         if self.root is None:
-            self.root = Path(tempfile.mkdtemp(prefix="uhp-sandboxes-"))
+            # A directory per pool, named after its process, so sandboxes a killed process left behind
+            # are found (their owner's pid is gone) and stopped by the next pool that starts.
+            parent = self.cache / "sandboxes"
+            sandbox_template.reap_orphans(parent)
+            parent.mkdir(parents=True, exist_ok=True)
+            self.root = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=parent))
             self._made_root = True
         template = sandbox_template.template_dir(self.cache)
         for i in range(self.size):
-            server = SandboxServer(self.root / f"sandbox-{i}", template, heap=self.heap, pagecache=self.pagecache)
+            server = SandboxServer(
+                self.root / f"sandbox-{i}", template, heap=self.heap, pagecache=self.pagecache
+            )
             self.slots.append(Slot(server=server))
 
     async def warm(self) -> None:
@@ -116,11 +125,12 @@ class SandboxPool:
         self._ensure_slots()
         slot = self._choose(scope, version)
         async with slot.lock:
-            await self._prepare(slot, scope, version, load)
-            slot.used_at = time.monotonic()
             try:
+                await self._prepare(slot, scope, version, load)
+                slot.used_at = time.monotonic()
                 yield slot.server
-            except SandboxStuckError:
+            except (SandboxStuckError, UnavailableError):
+                # Stuck on a statement, gone, or failing as a server: restart it from the template.
                 slot.broken = True
                 self._spawn(self._revive(slot))
                 raise
@@ -143,22 +153,24 @@ class SandboxPool:
         if slot.scope == scope and slot.version == version:
             self.stats.hits += 1
             return
-        if slot.scope is not None and (slot.scope == scope or not self.recycle):
-            await slot.server.clear()
-        elif slot.scope is not None:
-            await self._fresh(slot)
+        same_scope = slot.scope == scope
+        if slot.scope is not None and not same_scope:
+            await (self._fresh(slot) if self.recycle else slot.server.clear())
         projection = await load()
         slot.scope, slot.version = scope, None
-        await slot.server.load(projection)
+        await (slot.server.refresh(projection) if same_scope else slot.server.load(projection))
         slot.version = version
         self.stats.loads += 1
 
     async def _fresh(self, slot: Slot) -> None:
         """(Re)starts a slot's process on the pristine template."""
         slot.running, slot.broken, slot.scope, slot.version = False, False, None, None
-        await asyncio.to_thread(
-            sandbox_template.ensure_template, self.cache, heap=self.heap, pagecache=self.pagecache
-        )
+        try:
+            await asyncio.to_thread(
+                sandbox_template.ensure_template, self.cache, heap=self.heap, pagecache=self.pagecache
+            )
+        except local_server.LocalNeo4jError as e:
+            raise UnavailableError("The query sandbox could not be started.") from e
         await slot.server.start()
         slot.running = True
         self.stats.starts += 1

@@ -1,0 +1,231 @@
+"""Calibrates `abstain`: which best-similarity threshold best tells answerable questions from the rest.
+
+Run from the repository root: `python -m bench.calibrate_abstain`. Neo4j comes from NEO4J_URI (with
+NEO4J_USER, NEO4J_PASSWORD), else tests/neo4j_target.py provisions one. The bench writes the 60 facts of
+bench/abstain_set.py into a fresh memory through the API, asks every labelled question as a query-only
+recall over HTTP (the app in-process behind Starlette's TestClient), and reads the best cosine of each
+answer: the API's `score` is the fused rank score, so the bench recomputes the cosine between the
+question and the top record's words with the same model (query-only fusion keeps the vector order).
+For each threshold it reports accuracy, precision, recall and F1 of "abstain" (positive = the memory
+does not hold the answer), picks the best, and checks the service's own `abstain` at its setting.
+Prints a table, writes bench/results/calibrate_abstain.json, and deletes the memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import statistics
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from bench import abstain_set
+from bench.corpus import MODEL, RESULTS
+from provider.api.app import create_app
+from provider.config import Settings
+from provider.embeddings import SentenceTransformerEmbedder
+from tests.neo4j_target import Neo4jTarget, provision
+
+OUT = RESULTS / "calibrate_abstain.json"
+THRESHOLDS = [round(0.10 + 0.025 * i, 3) for i in range(25)]  # 0.10 .. 0.70
+
+
+@dataclass
+class Asked:
+    """One labelled question and what recall made of it."""
+
+    question: str
+    answerable: bool
+    kind: str
+    expected: str | None
+    top: str | None
+    best: float
+    service_abstain: bool
+
+
+def words(record: dict[str, Any]) -> str:
+    """What the service embeds for a record: its title and text parts, one per line."""
+    pieces = [record["title"]] if record.get("title") else []
+    pieces += [p["text"] for p in record["content"] if isinstance(p.get("text"), str)]
+    return "\n".join(pieces)
+
+
+def ask_all(client: TestClient, headers: dict[str, str], memory_id: str, facts: list[str]) -> list[Asked]:
+    labelled: list[tuple[str, bool, str, str | None]] = [
+        (q, True, "answerable", facts[i]) for q, i in abstain_set.ANSWERABLE
+    ]
+    labelled += [(q, False, "in_domain", None) for q in abstain_set.UNANSWERABLE_IN_DOMAIN]
+    labelled += [(q, False, "out_of_domain", None) for q in abstain_set.UNANSWERABLE_OUT_OF_DOMAIN]
+    asked = []
+    for question, answerable, kind, expected in labelled:
+        response = client.post(
+            f"/v1/memories/{memory_id}/recall", json={"query": question, "limit": 5}, headers=headers
+        )
+        if response.status_code != 200:
+            raise SystemExit(f"bench: {response.status_code} {response.text}")
+        body = response.json()
+        top = words(body["results"][0]["record"]) if body["results"] else None
+        asked.append(Asked(question, answerable, kind, expected, top, 0.0, bool(body["abstain"])))
+    return asked
+
+
+def score(asked: list[Asked], embedder: SentenceTransformerEmbedder) -> None:
+    """Fills in each question's best cosine (to the top record; -1 when nothing came back)."""
+    questions = np.asarray(embedder.embed_sync([a.question for a in asked]))
+    tops = np.asarray(embedder.embed_sync([a.top or "" for a in asked]))
+    for a, q, t in zip(asked, questions, tops, strict=True):
+        a.best = float(q @ t) if a.top is not None else -1.0
+
+
+def metrics(asked: list[Asked], threshold: float) -> dict[str, float]:
+    """Abstain is the positive class: predicted when the best cosine is below the threshold."""
+    tp = sum(1 for a in asked if a.best < threshold and not a.answerable)
+    fp = sum(1 for a in asked if a.best < threshold and a.answerable)
+    fn = sum(1 for a in asked if a.best >= threshold and not a.answerable)
+    tn = len(asked) - tp - fp - fn
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {
+        "threshold": threshold,
+        "accuracy": (tp + tn) / len(asked),
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "abstained": tp + fp,
+    }
+
+
+def best_threshold(rows: list[dict[str, float]]) -> dict[str, Any]:
+    """The highest accuracy, F1 breaking ties; the middle of the run of equally good thresholds."""
+    top = max((r["accuracy"], r["f1"]) for r in rows)
+    tied = [r["threshold"] for r in rows if (r["accuracy"], r["f1"]) == top]
+    middle = tied[len(tied) // 2]
+    return {"threshold": middle, "accuracy": top[0], "f1": top[1], "equally_good": tied}
+
+
+def distribution(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "min": ordered[0],
+        "p10": ordered[len(ordered) // 10],
+        "median": statistics.median(ordered),
+        "p90": ordered[(len(ordered) * 9) // 10],
+        "max": ordered[-1],
+    }
+
+
+def run(target: Neo4jTarget) -> dict[str, Any]:
+    embedder = SentenceTransformerEmbedder(MODEL)
+    embedder.load()
+    admin_key = "adm_" + secrets.token_urlsafe(24)
+    settings = Settings(
+        environment="test",
+        admin_key=SecretStr(admin_key),
+        neo4j_uri=target.uri,
+        neo4j_user=target.user,
+        neo4j_password=SecretStr(target.password),
+        file_dir=Path(tempfile.mkdtemp(prefix="bench-abstain-")),
+    )
+    facts = list(abstain_set.FACTS)
+    with TestClient(create_app(settings, embedder=embedder)) as client:
+        admin = {"Authorization": f"Bearer {admin_key}"}
+        member = client.post(
+            "/v1/admin/members", json={"type": "agent", "name": "bench"}, headers=admin
+        ).json()
+        key = client.post(f"/v1/admin/members/{member['id']}/keys", json={"server": False}, headers=admin)
+        headers = {"Authorization": f"Bearer {key.json()['key']}"}
+        memory = client.post("/v1/memories", json={"name": "abstain-calibration"}, headers=headers).json()
+        try:
+            for fact in facts:
+                made = client.post(
+                    f"/v1/memories/{memory['id']}/records",
+                    json={"type": "fact", "content": fact},
+                    headers=headers,
+                )
+                if made.status_code != 200:
+                    raise SystemExit(f"bench: {made.status_code} {made.text}")
+            asked = ask_all(client, headers, memory["id"], facts)
+        finally:
+            client.delete(f"/v1/memories/{memory['id']}", headers=headers)
+    score(asked, embedder)
+    rows = [metrics(asked, t) for t in THRESHOLDS]
+    current = settings.abstain_below
+    answerable = [a for a in asked if a.answerable]
+    return {
+        "model": MODEL,
+        "facts": len(facts),
+        "questions": {
+            "answerable": len(answerable),
+            "in_domain_unanswerable": len(abstain_set.UNANSWERABLE_IN_DOMAIN),
+            "out_of_domain_unanswerable": len(abstain_set.UNANSWERABLE_OUT_OF_DOMAIN),
+        },
+        "top1_correct_when_answerable": sum(1 for a in answerable if a.top == a.expected) / len(answerable),
+        "best_cosine": {
+            kind: distribution([a.best for a in asked if a.kind == kind])
+            for kind in ("answerable", "in_domain", "out_of_domain")
+        },
+        "thresholds": rows,
+        "best": best_threshold(rows),
+        "current_setting": {
+            "abstain_below": current,
+            **metrics(asked, current),
+            "service_agrees": all(a.service_abstain == (a.best < current) for a in asked),
+        },
+        "asked": [a.__dict__ for a in asked],
+    }
+
+
+def table(result: dict[str, Any]) -> str:
+    q = result["questions"]
+    lines = [
+        f"{result['facts']} facts; {q['answerable']} answerable, {q['in_domain_unanswerable']} in-domain and "
+        f"{q['out_of_domain_unanswerable']} out-of-domain unanswerable questions; "
+        f"top-1 right when answerable: {result['top1_correct_when_answerable']:.2f}",
+        "best cosine  "
+        + "  ".join(
+            f"{kind}: {d['min']:.2f}..{d['median']:.2f}..{d['max']:.2f}"
+            for kind, d in result["best_cosine"].items()
+        ),
+        f"{'threshold':>9} {'accuracy':>8} {'precision':>9} {'recall':>6} {'f1':>5} {'abstained':>9}",
+    ]
+    for row in result["thresholds"]:
+        lines.append(
+            f"{row['threshold']:>9.3f} {row['accuracy']:>8.3f} {row['precision']:>9.3f} "
+            f"{row['recall']:>6.3f} {row['f1']:>5.3f} {row['abstained']:>9}"
+        )
+    best, current = result["best"], result["current_setting"]
+    lines.append(
+        f"best threshold {best['threshold']:.3f} (accuracy {best['accuracy']:.3f}, F1 {best['f1']:.3f}; "
+        f"equally good: {best['equally_good']}); current {current['abstain_below']} gives accuracy "
+        f"{current['accuracy']:.3f}; the service's abstain matches best < setting: "
+        f"{current['service_agrees']}"
+    )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--out", default=str(OUT))
+    args = parser.parse_args()
+    target = provision()
+    try:
+        result = run(target)
+    finally:
+        target.close()
+    print(table(result))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""Free-query latency on a 10,000-record scope: the first call (the copy loaded into a sandbox) and repeats.
+
+Run from the repository root: `python -m bench.query [--records 10000] [--repeats 60]`. The database is
+NEO4J_URI (with NEO4J_USER, NEO4J_PASSWORD) or whatever tests.neo4j_target.provision finds; the app runs
+in-process behind Starlette's TestClient with one query sandbox, so the numbers include routing, auth,
+the access walk, the scope's fingerprint, the gate (lexical and EXPLAIN) and the sandbox, but no network.
+The records are written straight through the store (no embeddings: the sandbox holds none), in one
+memory owned by a member made for the run, and deleted at the end. Writes bench/results/query.json.
+
+Measured: the sandbox's start (not part of a query: the pool starts it at boot in production), the
+first call on the scope (fingerprint, read of the copy from the main database, load, EXPLAIN, run),
+repeats of one statement, repeats with changing params, a statement answering records (hydrated from
+the main store), and the first call after a write in the scope (the copy reloaded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import secrets
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from bench.embeddings import MODEL, percentile
+from provider import ids
+from provider.api.app import create_app
+from provider.config import Settings
+from provider.embeddings import build_embedder
+from provider.models import RecordVersion, Writer
+from provider.store.driver import Neo4jStore
+from provider.store.records import Neo4jRecordStore
+from tests.neo4j_target import provision
+
+RESULTS = Path(__file__).resolve().parent / "results" / "query.json"
+STATEMENT = (
+    "MATCH (r:Record) WHERE r.`attr.bucket` = $bucket "
+    "RETURN r.type AS type, count(*) AS n, max(r.written_at) AS newest ORDER BY type"
+)
+RECORDS_STATEMENT = (
+    "MATCH (r:Record)-[:REFERENCES]->(t:Record) WHERE r.`attr.bucket` = $bucket RETURN t LIMIT 10"
+)
+TYPES = ("fact", "note", "procedure", "episode")
+
+
+def summary(timings: Sequence[float]) -> dict[str, float]:
+    """Milliseconds: p50, p95, mean, max over the calls."""
+    return {
+        "calls": len(timings),
+        "p50_ms": percentile(timings, 0.50),
+        "p95_ms": percentile(timings, 0.95),
+        "mean_ms": statistics.fmean(timings),
+        "max_ms": max(timings),
+    }
+
+
+def timed(call: Callable[[], Any]) -> tuple[float, dict[str, Any]]:
+    """One call's wall time in milliseconds and its body; anything but 200 stops the run."""
+    began = time.perf_counter()
+    response = call()
+    elapsed = (time.perf_counter() - began) * 1000
+    if response.status_code != 200:
+        raise SystemExit(f"bench: {response.status_code} {response.text}")
+    body: dict[str, Any] = response.json()
+    return elapsed, body
+
+
+async def seed(settings: Settings, memory_id: str, writer_id: str, count: int) -> None:
+    """`count` records in the memory, each tenth referencing the one before, batched like bulk import."""
+    store = Neo4jStore.connect(
+        settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(), "neo4j"
+    )
+    records = Neo4jRecordStore(store)
+    now = ids.now_ms()
+    made: list[str] = []
+    try:
+        for start in range(0, count, 1000):
+            batch: list[tuple[RecordVersion, str, list[float] | None]] = []
+            for i in range(start, min(count, start + 1000)):
+                record_id = ids.new_id(ids.RECORD)
+                refs = (
+                    [{"rel": "about", "memory_id": memory_id, "record_id": made[-1]}] if i % 10 == 9 else []
+                )
+                text = f"Record {i} of the benchmark: account {i % 97}, region {i % 13}."
+                version = RecordVersion(
+                    record_id=record_id, memory_id=memory_id, type=TYPES[i % len(TYPES)],
+                    title=f"record {i}", content=[{"type": "text", "text": text}],
+                    attributes={"bucket": i % 10, "account": i % 97},
+                    references=refs, version=1, status="active", supersedes=None, valid_from=None,
+                    valid_to=None, written_at=now + i, invalidated_at=None, superseded_at=None,
+                    forgotten_at=None, writer=Writer(kind="member", id=writer_id, type="human"),
+                )  # fmt: skip
+                batch.append((version, f"record {i}\n{text}", None))
+                made.append(record_id)
+            await records.create_many(batch)
+    finally:
+        await store.close()
+
+
+def run(records: int, repeats: int) -> dict[str, Any]:
+    target = provision()
+    try:
+        settings = Settings(
+            environment="test",
+            admin_key=SecretStr("adm_" + secrets.token_urlsafe(24)),
+            neo4j_uri=target.uri,
+            neo4j_user=target.user,
+            neo4j_password=SecretStr(target.password),
+            file_dir=Path(tempfile.mkdtemp(prefix="bench-query-files-")),
+            query_sandboxes=1,
+        )
+        embedder = build_embedder("onnx", MODEL, cache_dir=settings.cache_dir / "onnx", batch_size=64)
+        with TestClient(create_app(settings, embedder=embedder)) as client:
+            return measure(client, settings, records, repeats) | {"neo4j": target.describe()}
+    finally:
+        target.close()
+
+
+def measure(client: TestClient, settings: Settings, count: int, repeats: int) -> dict[str, Any]:
+    admin = {"Authorization": f"Bearer {settings.admin_key.get_secret_value()}"}
+    member = client.post("/v1/admin/members", json={"type": "human", "name": "bench"}, headers=admin).json()
+    key = client.post(f"/v1/admin/members/{member['id']}/keys", json={"server": False}, headers=admin).json()
+    headers = {"Authorization": f"Bearer {key['key']}"}
+    memory = client.post("/v1/memories", json={"name": "bench-query"}, headers=headers).json()["id"]
+    try:
+        began = time.perf_counter()
+        asyncio.run(seed(settings, memory, member["id"], count))
+        seeded_s = time.perf_counter() - began
+        pool = client.app.state.services.queries.pool  # type: ignore[attr-defined]
+        began = time.perf_counter()
+        assert client.portal is not None, "the app runs inside the TestClient's portal"
+        client.portal.call(pool.warm)
+        start_s = time.perf_counter() - began
+        url = f"/v1/memories/{memory}/query"
+
+        def ask(statement: str, bucket: int) -> Callable[[], Any]:
+            return lambda: client.post(
+                url, json={"statement": statement, "params": {"bucket": bucket}}, headers=headers
+            )
+
+        first_ms, body = timed(ask(STATEMENT, 0))
+        assert sum(row[1] for row in body["rows"]) == count // 10, body
+        same = [timed(ask(STATEMENT, 0))[0] for _ in range(repeats)]
+        varied = [timed(ask(STATEMENT, i % 10))[0] for i in range(repeats)]
+        hydrated = [timed(ask(RECORDS_STATEMENT, i % 10))[0] for i in range(repeats)]
+        note = {"type": "note", "content": "written during the benchmark"}
+        assert client.post(f"/v1/memories/{memory}/records", json=note, headers=headers).status_code == 200
+        reload_ms, _ = timed(ask(STATEMENT, 0))
+        loads = pool.stats.loads
+    finally:
+        client.delete(f"/v1/memories/{memory}", headers=headers)
+    return {
+        "records": count,
+        "seed_s": round(seeded_s, 2),
+        "sandbox_start_s": round(start_s, 2),
+        "first_call_ms": first_ms,
+        "repeat_same_statement": summary(same),
+        "repeat_varied_params": summary(varied),
+        "repeat_records_answer": summary(hydrated),
+        "first_call_after_write_ms": reload_ms,
+        "copies_loaded": loads,
+    }
+
+
+def table(result: dict[str, Any]) -> str:
+    rows = [
+        ("sandbox start (boot, not per query)", f"{result['sandbox_start_s'] * 1000:.0f}", "", ""),
+        ("first call on the scope (load + run)", f"{result['first_call_ms']:.0f}", "", "≤ 2000"),
+        ("first call after a write (reload)", f"{result['first_call_after_write_ms']:.0f}", "", "≤ 2000"),
+    ]
+    for name, key in [
+        ("repeat, same statement", "repeat_same_statement"),
+        ("repeat, params varied", "repeat_varied_params"),
+        ("repeat, records answer (hydrated)", "repeat_records_answer"),
+    ]:
+        s = result[key]
+        rows.append((name, f"{s['p50_ms']:.1f}", f"{s['p95_ms']:.1f}", "≤ 50 (p50)"))
+    load = result.get("machine", {}).get("load_average_1m")
+    lines = [f"free query on a {result['records']}-record scope ({result['neo4j']}; load average {load})"]
+    lines.append(f"{'measure':40} {'ms / p50':>10} {'p95':>8} {'target':>12}")
+    lines += [f"{a:40} {b:>10} {c:>8} {d:>12}" for a, b, c, d in rows]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=60)
+    args = parser.parse_args()
+    before = os.getloadavg()[0]
+    result = run(args.records, args.repeats)
+    # The machine is shared: the load average says how much of its two cores the run had.
+    result["machine"] = {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_average_1m": [round(before, 2), round(os.getloadavg()[0], 2)],
+    }
+    print(table(result))
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {RESULTS.relative_to(Path.cwd()) if RESULTS.is_relative_to(Path.cwd()) else RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

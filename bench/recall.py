@@ -1,0 +1,311 @@
+"""Recall latency over HTTP with 100,000 records in 50 memories: each signal alone, fused, and the floor.
+
+Run from the repository root: `python -m bench.recall`. Neo4j comes from NEO4J_URI (with NEO4J_USER,
+NEO4J_PASSWORD), else tests/neo4j_target.py provisions one. The bench makes a member, a root memory and
+49 children through the API, writes --records synthetic records (bench/corpus.py: real sentences, real
+model vectors cached in bench/results/*.npy) into them in the service's shape (sizes from 120 to
+~14,000 per memory), then calls the app in-process (httpx.AsyncClient over ASGITransport, lifespan run
+by hand, so no network but everything else: routing, auth, access, embedding, Cypher, hydration):
+
+- 50 sequential questions per mode, on the root (the whole 100,000: the index path) and on one child
+  of ~2,000 records (the exact path): query only, text only, filters only, all three fused;
+- then 8 concurrent clients, 25 questions each, per mode, on the root;
+- beside them the floor: one query embedding alone, and one raw `db.index.vector.queryNodes` alone.
+
+Prints a table, writes bench/results/recall.json, and deletes what it wrote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import secrets
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+from fastapi import FastAPI
+from pydantic import SecretStr
+
+from bench import corpus
+from bench.embeddings import percentile
+from provider.api.app import create_app
+from provider.config import Settings
+from provider.embeddings import SentenceTransformerEmbedder
+from provider.models import Writer
+from tests.neo4j_target import Neo4jTarget, provision
+
+RESULTS = corpus.RESULTS / "recall.json"
+MEMORIES = 50
+CLIENTS = 8
+PER_CLIENT = 25
+MODES = ("query", "text", "filters", "fused")
+RAW_INDEX = """
+CALL db.index.vector.queryNodes('record_embedding', $k, $vector) YIELD node, score
+RETURN node.id AS id, score
+"""
+
+
+def memory_sizes(total: int, count: int) -> list[int]:
+    """Very different sizes: a Zipf-like spread, the root holding the smallest share."""
+    weights = [1.0 / (i + 1) ** 0.8 for i in range(count)]
+    scale = total / sum(weights)
+    sizes = [max(1, int(w * scale)) for w in weights]
+    sizes[0] += total - sum(sizes)
+    return list(reversed(sizes))
+
+
+def bodies(mode: str, count: int, seed: int) -> list[dict[str, Any]]:
+    """Recall bodies for one mode, built from questions in the corpus's vocabulary."""
+    made = []
+    for question, slots in corpus.questions(count, seed):
+        word = slots["company"].split()[0]
+        account = {"field": "attributes.account", "op": "eq", "value": corpus.slug(slots["company"])}
+        signals: dict[str, dict[str, Any]] = {
+            "query": {"query": question},
+            "text": {"text": word},
+            "filters": {"filters": account},
+            "fused": {"query": question, "text": word, "filters": account},
+        }
+        made.append({**signals[mode], "limit": 10})
+    return made
+
+
+def summary(timings: Sequence[float], wall_s: float | None = None) -> dict[str, float]:
+    result = {
+        "calls": len(timings),
+        "p50_ms": percentile(timings, 0.50),
+        "p95_ms": percentile(timings, 0.95),
+        "mean_ms": statistics.fmean(timings),
+    }
+    if wall_s:
+        result["throughput_per_s"] = len(timings) / wall_s
+    return result
+
+
+@dataclass
+class Bench:
+    """The member, the memories and the client the modes are timed through."""
+
+    client: httpx.AsyncClient
+    member_id: str
+    headers: dict[str, str]
+    root: str
+    children: list[str]
+
+    async def recall(self, memory_id: str, body: dict[str, Any]) -> float:
+        began = time.perf_counter()
+        response = await self.client.post(f"/v1/memories/{memory_id}/recall", json=body, headers=self.headers)
+        elapsed = (time.perf_counter() - began) * 1000
+        if response.status_code != 200:
+            raise SystemExit(f"bench: {response.status_code} {response.text}")
+        return elapsed
+
+
+async def setup(client: httpx.AsyncClient, admin_key: str) -> Bench:
+    admin = {"Authorization": f"Bearer {admin_key}"}
+    member = (
+        await client.post("/v1/admin/members", json={"type": "agent", "name": "bench"}, headers=admin)
+    ).json()
+    key = await client.post(f"/v1/admin/members/{member['id']}/keys", json={"server": False}, headers=admin)
+    headers = {"Authorization": f"Bearer {key.json()['key']}"}
+    root = (
+        await client.post("/v1/memories", json={"name": f"bench-{secrets.token_hex(4)}"}, headers=headers)
+    ).json()
+    children = []
+    for i in range(MEMORIES - 1):
+        made = await client.post(
+            "/v1/memories",
+            json={"name": f"account {i}", "description": f"bench memory {i}", "parent_id": root["id"]},
+            headers=headers,
+        )
+        children.append(made.json()["id"])
+    return Bench(client=client, member_id=member["id"], headers=headers, root=root["id"], children=children)
+
+
+async def load(target_driver: Any, bench: Bench, total: int, seed: int, matrix: np.ndarray) -> dict[str, Any]:
+    items = corpus.items(total, seed)
+    memories = [bench.root, *bench.children]
+    sizes = memory_sizes(total, MEMORIES)
+    owner = [m for m, size in enumerate(sizes) for _ in range(size)]
+    random.Random(seed).shuffle(owner)
+    prefix = f"hrec_{uuid.uuid4().hex[:8]}"
+    placement = [(f"{prefix}{i:024x}", memories[m]) for i, m in enumerate(owner)]
+    writer = Writer(kind="member", id=bench.member_id, type="agent")
+    began = time.perf_counter()
+    rate = await corpus.write_records(target_driver, items, matrix, placement, writer)
+    await target_driver.execute_query("CALL db.awaitIndexes(1800)")
+    return {
+        "prefix": prefix,
+        "sizes": dict(zip(memories, sizes, strict=True)),
+        "load_s": time.perf_counter() - began,
+        "records_per_s": rate,
+    }
+
+
+async def sequential(
+    call: Callable[[dict[str, Any]], Awaitable[float]], requests: list[dict[str, Any]]
+) -> dict[str, float]:
+    for body in requests[:3]:
+        await call(body)
+    return summary([await call(body) for body in requests])
+
+
+async def concurrent(
+    call: Callable[[dict[str, Any]], Awaitable[float]], requests: list[dict[str, Any]]
+) -> dict[str, float]:
+    timings: list[float] = []
+
+    async def client(offset: int) -> None:
+        for body in requests[offset * PER_CLIENT : (offset + 1) * PER_CLIENT]:
+            timings.append(await call(body))
+
+    began = time.perf_counter()
+    await asyncio.gather(*(client(i) for i in range(CLIENTS)))
+    return summary(timings, time.perf_counter() - began)
+
+
+async def floors(embedder: SentenceTransformerEmbedder, driver: Any, count: int, seed: int) -> dict[str, Any]:
+    asked = [question for question, _ in corpus.questions(count, seed)]
+    embed_ms, index_ms = [], []
+    for question in asked:
+        began = time.perf_counter()
+        vector = (await embedder.embed([question]))[0]
+        embed_ms.append((time.perf_counter() - began) * 1000)
+        began = time.perf_counter()
+        await driver.execute_query(RAW_INDEX, k=20, vector=vector)
+        index_ms.append((time.perf_counter() - began) * 1000)
+    return {"query_embedding": summary(embed_ms), "raw_vector_index_k20": summary(index_ms)}
+
+
+async def measure(bench: Bench, child: str, count: int, seed: int) -> dict[str, Any]:
+    result: dict[str, Any] = {"sequential_root": {}, "sequential_child": {}, "concurrent_root": {}}
+    for mode in MODES:
+        requests = bodies(mode, max(count, CLIENTS * PER_CLIENT), seed)
+        result["sequential_root"][mode] = await sequential(
+            lambda b: bench.recall(bench.root, b), requests[:count]
+        )
+        result["sequential_child"][mode] = await sequential(
+            lambda b: bench.recall(child, b), requests[:count]
+        )
+        result["concurrent_root"][mode] = await concurrent(lambda b: bench.recall(bench.root, b), requests)
+        print(f"  {mode}: root p50 {result['sequential_root'][mode]['p50_ms']:.0f} ms", flush=True)
+    return result
+
+
+async def run(target: Neo4jTarget, total: int, count: int, seed: int) -> dict[str, Any]:
+    embedder = SentenceTransformerEmbedder(corpus.MODEL)
+    await asyncio.to_thread(embedder.load)
+    began = time.perf_counter()
+    matrix = corpus.vectors([item.text for item in corpus.items(total, seed)], embedder)
+    vectors_s = time.perf_counter() - began
+    admin_key = "adm_" + secrets.token_urlsafe(24)
+    settings = Settings(
+        environment="test",
+        admin_key=SecretStr(admin_key),
+        neo4j_uri=target.uri,
+        neo4j_user=target.user,
+        neo4j_password=SecretStr(target.password),
+        file_dir=Path(tempfile.mkdtemp(prefix="bench-recall-")),
+    )
+    app: FastAPI = create_app(settings, embedder=embedder)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=600) as client:
+            bench = await setup(client, admin_key)
+            driver = app.state.services.store.driver
+            loaded: dict[str, Any] = {}
+            try:
+                loaded = await load(driver, bench, total, seed, matrix)
+                sizes = loaded["sizes"]
+                child = min(bench.children, key=lambda m: abs(sizes[m] - 2000))
+                print(f"loaded {total:,} records in {loaded['load_s']:.0f} s", flush=True)
+                timings = await measure(bench, child, count, seed + 1)
+                timings["floor"] = await floors(embedder, driver, count, seed + 1)
+            finally:
+                if loaded:
+                    await corpus.remove(driver, loaded["prefix"], None)
+                await client.delete(f"/v1/memories/{bench.root}", headers=bench.headers)
+    return {
+        "environment": {
+            "neo4j": target.describe(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "model": corpus.MODEL,
+        },
+        "settings": {
+            "records": total,
+            "memories": MEMORIES,
+            "sizes_min_max": [min(loaded["sizes"].values()), max(loaded["sizes"].values())],
+            "child_records": loaded["sizes"][child],
+            "questions_sequential": count,
+            "concurrent_clients": CLIENTS,
+            "per_client": PER_CLIENT,
+        },
+        "timings": {
+            "vectors_s": vectors_s,
+            "load_s": loaded["load_s"],
+            "load_records_per_s": loaded["records_per_s"],
+        },
+        **timings,
+    }
+
+
+def table(result: dict[str, Any]) -> str:
+    settings = result["settings"]
+    header = (
+        f"{'mode':<10} {'root p50':>9} {'root p95':>9} {'child p50':>10} {'child p95':>10} "
+        f"{'8x p50':>8} {'8x p95':>8} {'8x req/s':>9}"
+    )
+    lines = [
+        f"{settings['records']:,} records in {settings['memories']} memories; root = all of them, "
+        f"child = {settings['child_records']:,} records; milliseconds",
+        header,
+        "-" * len(header),
+    ]
+    for mode in MODES:
+        root, child, many = (
+            result[part][mode] for part in ("sequential_root", "sequential_child", "concurrent_root")
+        )
+        lines.append(
+            f"{mode:<10} {root['p50_ms']:>9.1f} {root['p95_ms']:>9.1f} {child['p50_ms']:>10.1f} "
+            f"{child['p95_ms']:>10.1f} {many['p50_ms']:>8.1f} {many['p95_ms']:>8.1f} "
+            f"{many['throughput_per_s']:>9.1f}"
+        )
+    for name, row in result["floor"].items():
+        lines.append(f"floor: {name:<22} p50 {row['p50_ms']:.1f}  p95 {row['p95_ms']:.1f}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--questions", type=int, default=50, help="sequential questions per mode")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", default=str(RESULTS))
+    args = parser.parse_args()
+    target = provision()
+    try:
+        result = asyncio.run(run(target, args.records, args.questions, args.seed))
+    finally:
+        target.close()
+    print(table(result))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {out}")
+
+
+if __name__ == "__main__":
+    main()

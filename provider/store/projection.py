@@ -1,0 +1,107 @@
+"""The caller's readable projection, read from the main database for the query sandbox to hold."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from provider.store.catalogue import statement
+from provider.store.driver import Neo4jStore, Row
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A reference as the copy holds it: to a record of the scope, or to an id-only stub."""
+
+    source: str
+    target: str
+    rel: str
+    position: int
+
+
+@dataclass
+class Projection:
+    """Everything the sandbox holds for one scope, in a fixed order (so a load is deterministic)."""
+
+    memories: list[dict[str, Any]] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)  # by memory, then id
+    references: list[Reference] = field(default_factory=list)
+    stubs: list[str] = field(default_factory=list)
+
+    @property
+    def stub_references(self) -> list[Reference]:
+        """References whose target is outside the scope."""
+        stubbed = set(self.stubs)
+        return [r for r in self.references if r.target in stubbed]
+
+    @property
+    def inner_references(self) -> list[Reference]:
+        """References between records of the scope."""
+        stubbed = set(self.stubs)
+        return [r for r in self.references if r.target not in stubbed]
+
+
+FIELDS = (
+    "id", "memory_id", "type", "title", "text", "status", "version", "created_at", "updated_at", "written_at",
+    "valid_from", "valid_to", "valid_from_ms", "valid_to_ms", "writer_kind", "writer_id", "writer_type",
+)  # fmt: skip
+
+
+def _record_props(row: list[Any]) -> dict[str, Any]:
+    """The Record node's properties in the copy: the fields, the writer, the attributes; no nulls."""
+    props: dict[str, Any] = dict(zip(FIELDS, row, strict=False))
+    kind, writer_id = props.pop("writer_kind", None), props.pop("writer_id", None)
+    props["written_by"] = f"{kind}:{writer_id}" if kind and writer_id else None
+    props.update({name: value for name, value in row[len(FIELDS)]})
+    return {key: value for key, value in props.items() if value is not None}
+
+
+class Neo4jProjectionStore:
+    """Reads a scope's data version and its copy; every statement takes the scope access computed."""
+
+    def __init__(self, store: Neo4jStore):
+        self.store = store
+
+    async def fingerprint(self, scope: list[str]) -> tuple[int, ...]:
+        """The scope's data version: equal exactly while the copy would be equal."""
+        row = (await self.store.read("projection_fingerprint", scope=scope))[0]
+        names = ("memories", "memory_updated", "records", "versions", "record_updated", "references")
+        return tuple(int(row[name] or 0) for name in names)
+
+    async def read(self, scope: list[str]) -> Projection:
+        """The memories, records, references and stubs of the scope."""
+        inside = set(scope)
+        projection = Projection()
+        for row in await self.store.read("projection_memories", scope=scope):
+            parent = row["parent_id"] if row["parent_id"] in inside else None
+            projection.memories.append({**row, "parent_id": parent} if parent else _without_parent(row))
+        stubs: set[str] = set()
+        found = (await self._values("projection_records", scope=scope))[0][0]
+        for row in sorted(found, key=lambda r: (str(r[1]), str(r[0]))):
+            projection.records.append(_record_props(row))
+            for rel, position, target, target_memory in sorted(row[-1], key=lambda r: (r[1], r[2])):
+                projection.references.append(Reference(row[0], target, rel, position))
+                if target_memory not in inside:
+                    stubs.add(target)
+        projection.stubs = sorted(stubs)
+        return projection
+
+    async def _values(self, name: str, **params: Any) -> list[list[Any]]:
+        """Like Neo4jStore.read, but each row as its list of values.
+
+        Record.data() re-walks every nested value; for a scope's records in one list that costs more
+        than reading them did.
+        """
+        query = statement(name)
+
+        async def work(tx: AsyncManagedTransaction) -> list[list[Any]]:
+            return [record.values() async for record in await tx.run(query, params)]
+
+        async with self.store._session() as session:  # the store's error mapping
+            return await session.execute_read(work)
+
+
+def _without_parent(row: Row) -> dict[str, Any]:
+    return {key: value for key, value in row.items() if key != "parent_id"}
