@@ -16,13 +16,19 @@ from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from tests.neo4j_target import Neo4jTarget, provision
 
+SERVERS_USED: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Names the Neo4j server the run used (version, edition, where it came from) in the summary."""
+    for line in SERVERS_USED:
+        terminalreporter.write_line(line)
+
 
 @pytest.fixture(scope="session")
-def neo4j_target(pytestconfig: pytest.Config) -> Iterator[Neo4jTarget]:
+def neo4j_target() -> Iterator[Neo4jTarget]:
     target = provision()
-    reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line(target.describe())
+    SERVERS_USED.append(target.describe())
     yield target
     target.close()
 
