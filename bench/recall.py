@@ -3,14 +3,16 @@
 Run from the repository root: `python -m bench.recall`. Neo4j comes from NEO4J_URI (with NEO4J_USER,
 NEO4J_PASSWORD), else tests/neo4j_target.py provisions one. The bench makes a member, a root memory and
 49 children through the API, writes --records synthetic records (bench/corpus.py: real sentences, real
-model vectors cached in bench/results/*.npy) into them in the service's shape (sizes from 120 to
-~14,000 per memory), then calls the app in-process (httpx.AsyncClient over ASGITransport, lifespan run
+model vectors cached in bench/results/*.npy) into them in the service's shape (sizes from 670 to
+~15,000 per memory), then calls the app in-process (httpx.AsyncClient over ASGITransport, lifespan run
 by hand, so no network but everything else: routing, auth, access, embedding, Cypher, hydration):
 
+- after the load, it waits for Neo4j to settle (index merges and checkpoints use the cores for a while);
 - 50 sequential questions per mode, on the root (the whole 100,000: the index path) and on one child
-  of ~2,000 records (the exact path): query only, text only, filters only, all three fused;
-- then 8 concurrent clients, 25 questions each, per mode, on the root;
-- beside them the floor: one query embedding alone, and one raw `db.index.vector.queryNodes` alone.
+  of ~2,000 records (the exact path): query only, text only, filters only, all three fused; beside
+  them the floor: one query embedding alone, and one raw `db.index.vector.queryNodes` alone. Modes,
+  scopes and floors are taken in turn, question by question, so drift in the machine hits them alike;
+- then 8 concurrent clients, 25 questions each, per mode, on the root.
 
 Prints a table, writes bench/results/recall.json, and deletes what it wrote.
 """
@@ -28,7 +30,7 @@ import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,6 +101,7 @@ class Bench:
     """The member, the memories and the client the modes are timed through."""
 
     client: httpx.AsyncClient
+    driver: Any
     member_id: str
     headers: dict[str, str]
     root: str
@@ -113,7 +116,7 @@ class Bench:
         return elapsed
 
 
-async def setup(client: httpx.AsyncClient, admin_key: str) -> Bench:
+async def setup(client: httpx.AsyncClient, driver: Any, admin_key: str) -> Bench:
     admin = {"Authorization": f"Bearer {admin_key}"}
     member = (
         await client.post("/v1/admin/members", json={"type": "agent", "name": "bench"}, headers=admin)
@@ -131,7 +134,14 @@ async def setup(client: httpx.AsyncClient, admin_key: str) -> Bench:
             headers=headers,
         )
         children.append(made.json()["id"])
-    return Bench(client=client, member_id=member["id"], headers=headers, root=root["id"], children=children)
+    return Bench(
+        client=client,
+        driver=driver,
+        member_id=member["id"],
+        headers=headers,
+        root=root["id"],
+        children=children,
+    )
 
 
 async def load(target_driver: Any, bench: Bench, total: int, seed: int, matrix: np.ndarray) -> dict[str, Any]:
@@ -154,53 +164,69 @@ async def load(target_driver: Any, bench: Bench, total: int, seed: int, matrix: 
     }
 
 
+async def settle(driver: Any, vector: list[float], limit_s: float = 600) -> float:
+    """Waits until Neo4j has digested the load (index merges and checkpoints eat the 2 cores for a
+    while): a raw index query, once a second, until 10 in a row run within twice the fastest seen."""
+    began, fastest, calm = time.perf_counter(), float("inf"), 0
+    while calm < 10 and time.perf_counter() - began < limit_s:
+        started = time.perf_counter()
+        await driver.execute_query(RAW_INDEX, k=20, vector=vector)
+        elapsed = time.perf_counter() - started
+        fastest = min(fastest, elapsed)
+        calm = calm + 1 if elapsed <= 2 * fastest else 0
+        await asyncio.sleep(1)
+    return time.perf_counter() - began
+
+
 async def sequential(
-    call: Callable[[dict[str, Any]], Awaitable[float]], requests: list[dict[str, Any]]
-) -> dict[str, float]:
-    for body in requests[:3]:
-        await call(body)
-    return summary([await call(body) for body in requests])
+    bench: Bench, child: str, embedder: SentenceTransformerEmbedder, count: int, seed: int
+) -> dict[str, Any]:
+    """One question at a time, the modes, scopes and floors taken in turn so drift hits them alike."""
+    requests = {mode: bodies(mode, count, seed) for mode in MODES}
+    asked = [question for question, _ in corpus.questions(count, seed)]
+    driver = bench.driver
+    timings: dict[str, list[float]] = {}
+    for i in range(-3, count):  # three rounds of warm-up
+        for mode in MODES:
+            for where, memory_id in (("root", bench.root), ("child", child)):
+                elapsed = await bench.recall(memory_id, requests[mode][i % count])
+                timings.setdefault(f"{where}/{mode}", []).append(elapsed)
+        began = time.perf_counter()
+        vector = (await embedder.embed([asked[i % count]]))[0]
+        timings.setdefault("floor/query_embedding", []).append((time.perf_counter() - began) * 1000)
+        began = time.perf_counter()
+        await driver.execute_query(RAW_INDEX, k=20, vector=vector)
+        timings.setdefault("floor/raw_vector_index_k20", []).append((time.perf_counter() - began) * 1000)
+    result: dict[str, Any] = {"sequential_root": {}, "sequential_child": {}, "floor": {}}
+    for key, values in timings.items():
+        where, name = key.split("/")
+        part = "floor" if where == "floor" else f"sequential_{where}"
+        result[part][name] = summary(values[3:])
+    return result
 
 
-async def concurrent(
-    call: Callable[[dict[str, Any]], Awaitable[float]], requests: list[dict[str, Any]]
-) -> dict[str, float]:
+async def concurrent(bench: Bench, mode: str, seed: int) -> dict[str, float]:
+    """CLIENTS clients on the root, PER_CLIENT questions each, all at once."""
+    requests = bodies(mode, CLIENTS * PER_CLIENT, seed)
     timings: list[float] = []
 
     async def client(offset: int) -> None:
         for body in requests[offset * PER_CLIENT : (offset + 1) * PER_CLIENT]:
-            timings.append(await call(body))
+            timings.append(await bench.recall(bench.root, body))
 
     began = time.perf_counter()
     await asyncio.gather(*(client(i) for i in range(CLIENTS)))
     return summary(timings, time.perf_counter() - began)
 
 
-async def floors(embedder: SentenceTransformerEmbedder, driver: Any, count: int, seed: int) -> dict[str, Any]:
-    asked = [question for question, _ in corpus.questions(count, seed)]
-    embed_ms, index_ms = [], []
-    for question in asked:
-        began = time.perf_counter()
-        vector = (await embedder.embed([question]))[0]
-        embed_ms.append((time.perf_counter() - began) * 1000)
-        began = time.perf_counter()
-        await driver.execute_query(RAW_INDEX, k=20, vector=vector)
-        index_ms.append((time.perf_counter() - began) * 1000)
-    return {"query_embedding": summary(embed_ms), "raw_vector_index_k20": summary(index_ms)}
-
-
-async def measure(bench: Bench, child: str, count: int, seed: int) -> dict[str, Any]:
-    result: dict[str, Any] = {"sequential_root": {}, "sequential_child": {}, "concurrent_root": {}}
+async def measure(
+    bench: Bench, child: str, embedder: SentenceTransformerEmbedder, count: int, seed: int
+) -> dict[str, Any]:
+    result = await sequential(bench, child, embedder, count, seed)
+    result["concurrent_root"] = {}
     for mode in MODES:
-        requests = bodies(mode, max(count, CLIENTS * PER_CLIENT), seed)
-        result["sequential_root"][mode] = await sequential(
-            lambda b: bench.recall(bench.root, b), requests[:count]
-        )
-        result["sequential_child"][mode] = await sequential(
-            lambda b: bench.recall(child, b), requests[:count]
-        )
-        result["concurrent_root"][mode] = await concurrent(lambda b: bench.recall(bench.root, b), requests)
-        print(f"  {mode}: root p50 {result['sequential_root'][mode]['p50_ms']:.0f} ms", flush=True)
+        result["concurrent_root"][mode] = await concurrent(bench, mode, seed)
+        print(f"  {mode}: 8 clients p50 {result['concurrent_root'][mode]['p50_ms']:.0f} ms", flush=True)
     return result
 
 
@@ -223,16 +249,17 @@ async def run(target: Neo4jTarget, total: int, count: int, seed: int) -> dict[st
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=600) as client:
-            bench = await setup(client, admin_key)
             driver = app.state.services.store.driver
+            bench = await setup(client, driver, admin_key)
             loaded: dict[str, Any] = {}
             try:
                 loaded = await load(driver, bench, total, seed, matrix)
                 sizes = loaded["sizes"]
                 child = min(bench.children, key=lambda m: abs(sizes[m] - 2000))
                 print(f"loaded {total:,} records in {loaded['load_s']:.0f} s", flush=True)
-                timings = await measure(bench, child, count, seed + 1)
-                timings["floor"] = await floors(embedder, driver, count, seed + 1)
+                loaded["settle_s"] = await settle(driver, matrix[0].tolist())
+                print(f"settled in {loaded['settle_s']:.0f} s", flush=True)
+                timings = await measure(bench, child, embedder, count, seed + 1)
             finally:
                 if loaded:
                     await corpus.remove(driver, loaded["prefix"], None)
