@@ -36,6 +36,9 @@ class Reply(Protocol):
     def text(self) -> str: ...
 
     @property
+    def content(self) -> bytes: ...
+
+    @property
     def headers(self) -> Mapping[str, str]: ...
 
     def json(self, **kwargs: Any) -> Any: ...
@@ -73,3 +76,10 @@ def assert_error(response: Reply, status: int, code: str | None = None) -> dict[
     if code is not None:
         assert error["code"] == code, error
     return error
+
+
+def ok(response: Reply) -> dict[str, Any]:
+    """The body of a 200, failing with the body otherwise."""
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body

@@ -2,58 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import re
-from functools import cache
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-import jsonschema
 from fastapi.testclient import TestClient
 
 from tests.conftest import Member
+from tests.support import Reply as Reply
+from tests.support import ok as ok
+from tests.support import validate as validate
 
-SCHEMA_FILE = Path(__file__).resolve().parents[3] / "shared" / "uhp" / "uhp-2026-10-04.schema.json"
 MEMORY_ID = re.compile(r"^hmem_[0-9a-f]{32}$")
 ALL = ["read", "write", "create", "delete"]
-
-
-class Reply(Protocol):
-    """What the checks read of a response, whichever httpx the test client is built on."""
-
-    @property
-    def status_code(self) -> int: ...
-
-    @property
-    def text(self) -> str: ...
-
-    def json(self, **kwargs: Any) -> Any: ...
-
-
-@cache
-def _defs() -> dict[str, Any]:
-    assert SCHEMA_FILE.is_file(), (
-        f"the UHP schema is missing at {SCHEMA_FILE} (../shared must sit beside the repo)"
-    )
-    defs: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))["$defs"]
-    return defs
-
-
-@cache
-def _validator(definition: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": _defs()})
-
-
-def validate(definition: str, instance: Any) -> None:
-    """Validates against one `$defs` entry of the published schema, resolving refs inside it."""
-    _validator(definition).validate(instance)
-
-
-def ok(response: Reply) -> dict[str, Any]:
-    """The body of a 200, failing with the body otherwise."""
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
 
 
 def assert_error(response: Reply, status: int, code: str) -> dict[str, Any]:
