@@ -110,3 +110,31 @@ def test_a_snapshot_needs_a_name(lab: Lab, alice: Member, body: dict[str, Any]) 
     memory_id = lab.memory(alice)
     assert_error(post_snapshot(lab, alice, memory_id, body), 422, "memory_invalid")
     assert snapshots(lab, alice, memory_id) == []
+
+
+def test_a_memory_counts_its_active_records_and_nothing_else_that_sits_in_it(lab: Lab, alice: Member) -> None:
+    """The count is read from the memory's degree less what is not an active record: check each kind."""
+    parent_id = lab.memory(alice)
+    memory_id = lab.memory(alice, parent_id=parent_id)
+
+    def counted() -> int:
+        shown = ok(lab.client.get(f"/v1/memories/{memory_id}", headers=alice.headers))
+        return int(shown["records"]["count"])
+
+    kept = [lab.remember(alice, memory_id, content=f"kept fact {n}")["id"] for n in range(3)]
+    forgotten = lab.remember(alice, memory_id, content="a fact to forget")["id"]
+    erased = lab.remember(alice, memory_id, content="a fact to erase")["id"]
+    assert counted() == 5
+    ok(lab.delete(alice, memory_id, forgotten))
+    erase = {"record_ids": [erased]}
+    ok(lab.client.post(f"/v1/memories/{memory_id}/erase", json=erase, headers=alice.headers))
+    lab.revise(alice, memory_id, kept[0], content="kept fact 0, revised")
+    snapshot(lab, alice, memory_id, "a named instant")
+    ok(lab.client.post(f"/v1/memories/{memory_id}/consolidations", json={}, headers=alice.headers))
+    named = {"body": "MATCH (r:Record) RETURN r.id AS id", "language": "cypher", "requires": "read"}
+    ok(lab.client.put(f"/v1/memories/{memory_id}/queries/every_id", json=named, headers=alice.headers))
+    assert counted() == 3
+    recalled = ok(
+        lab.client.post(f"/v1/memories/{parent_id}/recall", json={"text": "kept"}, headers=alice.headers)
+    )
+    assert [(c["id"], c["records"]["count"]) for c in recalled["children"]] == [(memory_id, 3)]
