@@ -7,17 +7,21 @@ crash) never writes a record twice. A state file beside the input remembers the 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from provider import ids
 from provider.models import Caller
-from provider.services.records import RecordService
+from provider.services.records import PreparedBatch, RecordService
+
+Numbered = tuple[int, dict[str, Any]]
 
 
 @dataclass
@@ -67,22 +71,42 @@ class BulkImporter:
         digest = _file_digest(path)
         total = sum(1 for _ in path.open("rb"))
         started = time.monotonic() - summary.seconds
-        batch: list[tuple[int, dict[str, Any]]] = []
+        # While one batch is written, the next is validated and embedded: the model and Neo4j work
+        # at the same time. A batch counts as done (and the state file moves on) once it is written.
+        writing: asyncio.Task[None] | None = None
+        try:
+            for batch, last_line in self._batches(path, summary):
+                prepared = await self._prepare(caller, memory_id, digest, batch)
+                if writing is not None:
+                    await writing
+                    self._report(summary, total, started, state)
+                writing = asyncio.create_task(self._write(prepared, summary, last_line))
+            if writing is not None:
+                await writing
+        finally:
+            if writing is not None and not writing.done():
+                writing.cancel()
+        summary.lines_done = max(summary.lines_done, total)
+        self._report(summary, total, started, state)
+        self.progress.write("\n")
+        return summary
+
+    def _batches(self, path: Path, summary: ImportSummary) -> Iterator[tuple[list[Numbered], int]]:
+        """Parsed lines not done yet, `batch_size` at a time, each with the last line it covers."""
+        batch: list[Numbered] = []
+        done = number = summary.lines_done  # read once: the writer moves lines_done while this runs
         with path.open(encoding="utf-8") as lines:
             for number, line in enumerate(lines, start=1):
-                if number <= summary.lines_done or not line.strip():
+                if number <= done or not line.strip():
                     continue
                 parsed = self._parse(number, line, summary)
                 if parsed is not None:
                     batch.append((number, parsed))
                 if len(batch) >= self.batch_size:
-                    await self._flush(caller, memory_id, digest, batch, summary, number)
-                    self._report(summary, total, started, state)
+                    yield batch, number
                     batch = []
-            await self._flush(caller, memory_id, digest, batch, summary, total)
-        self._report(summary, total, started, state)
-        self.progress.write("\n")
-        return summary
+        if batch:
+            yield batch, number
 
     @staticmethod
     def _parse(number: int, line: str, summary: ImportSummary) -> dict[str, Any] | None:
@@ -93,29 +117,29 @@ class BulkImporter:
             return None
         return body if isinstance(body, dict) else {"content": body}
 
-    async def _flush(
-        self,
-        caller: Caller,
-        memory_id: str,
-        digest: str,
-        batch: list[tuple[int, dict[str, Any]]],
-        summary: ImportSummary,
-        last_line: int,
+    async def _prepare(
+        self, caller: Caller, memory_id: str, digest: str, batch: list[Numbered]
+    ) -> tuple[dict[str, int], PreparedBatch]:
+        numbered = {line_record_id(memory_id, digest, number): number for number, _ in batch}
+        bodies = [(line_record_id(memory_id, digest, number), body) for number, body in batch]
+        return numbered, await self.records.prepare_many(caller, memory_id, bodies)
+
+    async def _write(
+        self, prepared: tuple[dict[str, int], PreparedBatch], summary: ImportSummary, last_line: int
     ) -> None:
-        numbered = {line_record_id(memory_id, digest, number): (number, body) for number, body in batch}
-        bodies = [(record_id, body) for record_id, (_, body) in numbered.items()]
-        created, refused = await self.records.remember_many(caller, memory_id, bodies) if bodies else (0, {})
-        for record_id, error in refused.items():
+        numbered, batch = prepared
+        created = await self.records.store_prepared(batch)
+        for record_id, error in batch.refused.items():
             summary.rejected.append(
                 {
-                    "line": numbered[record_id][0],
+                    "line": numbered[record_id],
                     "code": error.code,
                     "message": error.message,
                     "param": error.param,
                 }
             )
         summary.created += created
-        summary.skipped_existing += len(bodies) - len(refused) - created
+        summary.skipped_existing += len(numbered) - len(batch.refused) - created
         summary.lines_done = last_line
 
     def _report(self, summary: ImportSummary, total: int, started: float, state: Path) -> None:

@@ -120,8 +120,17 @@ class RecallService:
             ranked, best, strategy = await self._history(request, scope, dnf, instant)
         else:
             ranked, best, strategy = await self._current(request, scope, dnf)
-        results = await self._hydrate(caller, ranked[: request.limit], instant)
-        parent, children = await self._neighbours(caller, reach.chain, reach.visible_children())
+        ranked = ranked[: request.limit]
+        parent_id = reach.chain[-1] if reach.chain else None
+        children_ids = reach.visible_children()
+        # One read of the memories the answer names: where each result lives, the parent, the children.
+        named = ([parent_id] if parent_id else []) + children_ids
+        views = {
+            v.node.id: v
+            for v in await self.tree.views(caller, sorted({*named, *(h.memory_id for h in ranked)}))
+        }
+        results = await self._hydrate(caller, ranked, instant, views)
+        parent, children = self._neighbours(parent_id, children_ids, views)
         return RecallAnswer(
             results=results,
             parent=parent,
@@ -176,17 +185,14 @@ class RecallService:
         return fused, best, "history_scan"
 
     async def _hydrate(
-        self, caller: Caller, ranked: list[Fused], instant: int | None
+        self, caller: Caller, ranked: list[Fused], instant: int | None, views: dict[str, MemoryView]
     ) -> list[tuple[ReadRecord, dict[str, str], float | None, list[str]]]:
         versions = await self._versions([h.record_id for h in ranked], instant)
         reads = await self.records.references.for_reads(
             caller, [versions[h.record_id] for h in ranked if h.record_id in versions]
         )
         by_id = {r.version.record_id: r for r in reads}
-        names = {
-            v.node.id: v.node.name
-            for v in await self.tree.views(caller, sorted({h.memory_id for h in ranked}))
-        }
+        names = {memory_id: view.node.name for memory_id, view in views.items()}
         return [
             (
                 by_id[h.record_id],
@@ -209,12 +215,11 @@ class RecallService:
                 found[record_id] = version
         return found
 
-    async def _neighbours(
-        self, caller: Caller, chain: list[str], children: list[str]
+    @staticmethod
+    def _neighbours(
+        parent_id: str | None, children: list[str], views: dict[str, MemoryView]
     ) -> tuple[MemoryView | None, list[MemoryView]]:
-        parent_id = chain[-1] if chain else None
-        views = await self.tree.views(caller, ([parent_id] if parent_id else []) + children)
-        readable = {v.node.id: v for v in views if "read" in v.privileges}
+        readable = {memory_id: v for memory_id, v in views.items() if "read" in v.privileges}
         parent = readable.get(parent_id) if parent_id else None
         return parent, [readable[c] for c in children if c in readable]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from provider import ids
@@ -28,6 +28,17 @@ REVISE_ATTEMPTS = 5
 def writer_of(caller: Caller) -> Writer:
     """Stamped from the authenticated caller; whatever a client sends as written_by is ignored."""
     return Writer(kind="member", id=caller.member_id, type=caller.member_type)
+
+
+EmbeddedRow = tuple[RecordVersion, str, list[float] | None]
+
+
+@dataclass
+class PreparedBatch:
+    """A validated, embedded batch waiting to be written, and the refusal of each id that failed."""
+
+    rows: list[EmbeddedRow]
+    refused: dict[str, ProviderError] = field(default_factory=dict)
 
 
 class RecordService:
@@ -57,6 +68,13 @@ class RecordService:
         Ids are given by the importer (derived from the input), so replaying a batch writes nothing twice.
         Returns how many records were new, and the refusal of each id that did not pass.
         """
+        prepared = await self.prepare_many(caller, memory_id, bodies)
+        return await self.store_prepared(prepared), prepared.refused
+
+    async def prepare_many(
+        self, caller: Caller, memory_id: str, bodies: list[tuple[str, dict[str, Any]]]
+    ) -> PreparedBatch:
+        """Checks, validates and embeds a batch without writing it (the importer overlaps the steps)."""
         await self.tree.require(caller, memory_id, "write")
         versions: list[RecordVersion] = []
         refused: dict[str, ProviderError] = {}
@@ -70,7 +88,11 @@ class RecordService:
                 versions.append(await self.stated_version(caller, memory_id, body, record_id, known=known))
             except (MemoryInvalidError, MemoryUnsupportedError) as e:
                 refused[record_id] = e
-        return await self._store_batch(versions), refused
+        return PreparedBatch(rows=await self._embedded(versions), refused=refused)
+
+    async def store_prepared(self, prepared: PreparedBatch) -> int:
+        """Writes a prepared batch in one transaction; returns how many records were new."""
+        return await self.records.create_many(prepared.rows)
 
     async def remember_stamped(
         self, caller: Caller, memory_id: str, bodies: list[tuple[str, dict[str, Any]]], writer: Writer
@@ -85,11 +107,15 @@ class RecordService:
         return versions
 
     async def _store_batch(self, versions: list[RecordVersion]) -> int:
+        return await self.records.create_many(await self._embedded(versions))
+
+    async def _embedded(self, versions: list[RecordVersion]) -> list[EmbeddedRow]:
+        """Each version with its words and their vector (None when it has no words), one batch."""
         words = [rules.words_of(v.title, v.content) for v in versions]
         embeddable = [w for w in words if w.strip()]
         vectors = iter(await self.embedder.embed(embeddable)) if embeddable else iter([])
         embeddings = [next(vectors) if w.strip() else None for w in words]
-        return await self.records.create_many(list(zip(versions, words, embeddings, strict=True)))
+        return list(zip(versions, words, embeddings, strict=True))
 
     async def stated_version(
         self,
