@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -151,11 +152,22 @@ class RecallService:
         k = max(request.limit * 2, 20)
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
         strategy = "fields"
-        if request.query:
-            vector = (await self.embedder.embed([request.query]))[0]
-            rankings["query"], strategy = await self.store.vector(scope, vector, dnf, k)
-        if request.text:
-            rankings["text"] = await self.store.text(scope, request.text, dnf, k)
+        # The signals are independent: the model embeds the question while Neo4j sizes the scope and
+        # searches the words, so a fused question costs about its slowest signal, not their sum.
+        text_search = (
+            asyncio.create_task(self.store.text(scope, request.text, dnf, k)) if request.text else None
+        )
+        try:
+            if request.query:
+                embedded, size = await asyncio.gather(
+                    self.embedder.embed([request.query]), self.store.scope_size(scope)
+                )
+                rankings["query"], strategy = await self.store.vector(scope, embedded[0], dnf, k, size)
+            if text_search is not None:
+                rankings["text"] = await text_search
+        finally:
+            if text_search is not None and not text_search.done():
+                text_search.cancel()
         if not rankings:
             rankings["filters"] = await self.store.fields(scope, dnf, k)
         fused = fuse(rankings)

@@ -338,7 +338,9 @@ def _ensure_password(home: Path, java: str, lib: Path) -> None:
     if not file.is_file():
         fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as handle:
-            handle.write(secrets.token_urlsafe(24) + "\n")
+            # A leading letter: a password starting with "-" (1 in 64 of URL-safe tokens) would be
+            # read as an option by the admin tool, which then prints its usage and fails the start.
+            handle.write("p" + secrets.token_urlsafe(24) + "\n")
     # The password is briefly on this command line; the home is private and the server local.
     cmd = [java, "-cp", _classpath(lib), ADMIN_CLASS, "dbms", "set-initial-password", _read_password(home)]
     done = subprocess.run(cmd, env=_neo4j_env(home), capture_output=True, text=True, timeout=120, check=False)

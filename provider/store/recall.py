@@ -62,9 +62,16 @@ class Neo4jRecallStore:
     def __init__(self, store: Neo4jStore):
         self.store = store
 
-    async def vector(self, scope: list[str], vector: list[float], dnf: Any, k: int) -> tuple[list[Hit], str]:
+    async def scope_size(self, scope: list[str]) -> dict[str, int]:
+        """Records in the scope (from degrees, no record read) and in the whole database."""
+        row = (await self.store.read("recall_scope_size", scope=scope))[0]
+        return {"in_scope": int(row["in_scope"]), "total": int(row["total"])}
+
+    async def vector(
+        self, scope: list[str], vector: list[float], dnf: Any, k: int, size: dict[str, int] | None = None
+    ) -> tuple[list[Hit], str]:
         """Exact over a small scope; index with growing over-fetch, then exact, over a large one."""
-        size = (await self.store.read("recall_scope_size", scope=scope))[0]
+        size = size or await self.scope_size(scope)
         if size["in_scope"] <= EXACT_MAX_RECORDS:
             return await self._exact(scope, vector, dnf, k), "exact"
         fetch = min(INDEX_FETCH_MAX, max(k * 4, k * 2 * size["total"] // max(size["in_scope"], 1)))

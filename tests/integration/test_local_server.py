@@ -52,6 +52,22 @@ def test_local_home_keeps_data_and_password_across_restart(tmp_path: Path) -> No
     shutil.rmtree(home)  # a data directory is worth keeping only while a failure is investigated
 
 
+def test_a_home_starts_whatever_random_password_it_draws(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A token starting with "-" once made the admin tool read the password as an option and fail."""
+    _require_local_runtime()
+    monkeypatch.setattr(local_server.secrets, "token_urlsafe", lambda n: "-looks-like-an-option")
+    home = tmp_path / "neo4j"
+    try:
+        server = local_server.start(home, heap="256m", pagecache="32m")
+        assert server.password.endswith("-looks-like-an-option")
+        assert _run(server, "RETURN 1 AS one") == [1]
+    finally:
+        local_server.stop(home)
+    shutil.rmtree(home)
+
+
 def _require_local_runtime() -> None:
     """Skip only where the tests' Neo4j came from elsewhere and this machine cannot run a local one."""
     try:
