@@ -133,13 +133,7 @@ class OnnxEmbedder:
             partial = graph.with_suffix(f".{os.getpid()}.partial")
             export_onnx(source, partial)
             os.replace(partial, graph)
-        fused = self.cache_dir / f"{self.model_name}.fused.onnx"
-        if not fused.exists():
-            partial = fused.with_suffix(f".{os.getpid()}.partial")
-            if not fuse_transformer(graph, partial):
-                return graph
-            os.replace(partial, fused)
-        return fused
+        return graph
 
     def embed_sync(self, texts: Sequence[str]) -> list[list[float]]:
         """Mean-pooled, L2-normalised vectors, in batches of similar length (less padding to run)."""
@@ -171,25 +165,6 @@ class OnnxEmbedder:
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """On a worker thread, so the event loop keeps serving."""
         return await asyncio.to_thread(self.embed_sync, texts)
-
-
-def fuse_transformer(graph: Path, target: Path) -> bool:
-    """Rewrites the BERT graph with onnxruntime's fused attention, GELU and layer-norm kernels.
-
-    The arithmetic is the same in float32 (vectors agree with the plain graph to ~1e-6); only the
-    number of kernels launched per layer falls. False when the optimizer is unavailable or fails,
-    and the plain graph is used instead.
-    """
-    try:
-        from onnxruntime.transformers.optimizer import optimize_model
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            optimized = optimize_model(str(graph), model_type="bert", num_heads=0, hidden_size=0)
-            optimized.save_model_to_file(str(target))
-    except Exception:  # an optimizer failure only costs speed
-        return False
-    return True
 
 
 def export_onnx(source: Path, target: Path) -> None:

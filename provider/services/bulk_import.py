@@ -120,8 +120,8 @@ class BulkImporter:
     async def _prepare(
         self, caller: Caller, memory_id: str, digest: str, batch: list[Numbered]
     ) -> tuple[dict[str, int], PreparedBatch]:
-        numbered = {line_record_id(memory_id, digest, number): number for number, _ in batch}
         bodies = [(line_record_id(memory_id, digest, number), body) for number, body in batch]
+        numbered = {record_id: number for (record_id, _), (number, _) in zip(bodies, batch, strict=True)}
         return numbered, await self.records.prepare_many(caller, memory_id, bodies)
 
     async def _write(

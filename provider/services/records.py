@@ -60,17 +60,6 @@ class RecordService:
             raise RecordNotFoundError("The memory was deleted while the record was written.")
         return await self._as_read(caller, version)
 
-    async def remember_many(
-        self, caller: Caller, memory_id: str, bodies: list[tuple[str, dict[str, Any]]]
-    ) -> tuple[int, dict[str, ProviderError]]:
-        """Bulk import: the same validation as remember, one embedding batch and one transaction.
-
-        Ids are given by the importer (derived from the input), so replaying a batch writes nothing twice.
-        Returns how many records were new, and the refusal of each id that did not pass.
-        """
-        prepared = await self.prepare_many(caller, memory_id, bodies)
-        return await self.store_prepared(prepared), prepared.refused
-
     async def prepare_many(
         self, caller: Caller, memory_id: str, bodies: list[tuple[str, dict[str, Any]]]
     ) -> PreparedBatch:
@@ -103,11 +92,8 @@ class RecordService:
             replace(await self.stated_version(caller, memory_id, body, record_id, known=known), writer=writer)
             for record_id, body in bodies
         ]
-        await self._store_batch(versions)
+        await self.records.create_many(await self._embedded(versions))
         return versions
-
-    async def _store_batch(self, versions: list[RecordVersion]) -> int:
-        return await self.records.create_many(await self._embedded(versions))
 
     async def _embedded(self, versions: list[RecordVersion]) -> list[EmbeddedRow]:
         """Each version with its words and their vector (None when it has no words), one batch."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import shutil
 from pathlib import Path
 
@@ -57,7 +58,7 @@ def test_a_home_starts_whatever_random_password_it_draws(
 ) -> None:
     """A token starting with "-" once made the admin tool read the password as an option and fail."""
     _require_local_runtime()
-    monkeypatch.setattr(local_server.secrets, "token_urlsafe", lambda n: "-looks-like-an-option")
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: "-looks-like-an-option")
     home = tmp_path / "neo4j"
     try:
         server = local_server.start(home, heap="256m", pagecache="32m")
