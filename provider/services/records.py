@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -52,13 +53,30 @@ class RecordService:
         self.references = ReferenceResolver(tree, records)
 
     async def remember(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> ReadRecord:
-        """Writes one record as stated; needs write."""
-        await self.tree.require(caller, memory_id, "write")
-        version = await self.stated_version(caller, memory_id, body, ids.new_id(ids.RECORD))
-        words = rules.words_of(version.title, version.content)
-        if not await self.records.create(version, words, await self._embedding(words)):
+        """Writes one record as stated; needs write.
+
+        The access check and the validation and embedding run side by side (the model is the slow part):
+        nothing is written before the check passes, and its refusal outranks any other error, so a caller
+        without write learns nothing from the body's errors.
+        """
+        checked, prepared = await asyncio.gather(
+            self.tree.require(caller, memory_id, "write"),
+            self._prepared_one(caller, memory_id, body),
+            return_exceptions=True,
+        )
+        if isinstance(checked, BaseException):
+            raise checked
+        if isinstance(prepared, BaseException):
+            raise prepared
+        version, words, embedding = prepared
+        if not await self.records.create(version, words, embedding):
             raise RecordNotFoundError("The memory was deleted while the record was written.")
         return await self._as_read(caller, version)
+
+    async def _prepared_one(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> EmbeddedRow:
+        version = await self.stated_version(caller, memory_id, body, ids.new_id(ids.RECORD))
+        words = rules.words_of(version.title, version.content)
+        return version, words, await self._embedding(words)
 
     async def prepare_many(
         self, caller: Caller, memory_id: str, bodies: list[tuple[str, dict[str, Any]]]

@@ -235,6 +235,23 @@ def test_a_memory_held_on_nothing_is_not_found(lab: Lab, alice: Member, bob: Mem
     assert lab.get(alice, memory_id, record["id"])["version"] == 1
 
 
+def test_the_access_refusal_outranks_a_bad_body(lab: Lab, alice: Member, bob: Member) -> None:
+    """Validation runs beside the access check; a caller without write must not learn from body errors."""
+    hidden = lab.memory(alice)
+    readable = lab.memory(alice)
+    lab.grant(alice, readable, bob, "read")
+    bad_bodies: list[dict[str, Any]] = [
+        {"content": [{"type": "text"}]},
+        {"content": "x", "references": [{"rel": "about", "record_id": "hrec_" + "0" * 32}]},
+        {"content": "x", "type": 7},
+    ]
+    for body in bad_bodies:
+        assert_error(lab.post(bob, hidden, body), 404, "memory_not_found")
+        assert_error(lab.post(bob, readable, body), 403, "memory_forbidden")
+        assert_error(lab.post(alice, readable, body), 422, "memory_invalid")
+    assert lab.listed(alice, hidden) == [] and lab.listed(alice, readable) == []
+
+
 def test_write_alone_lets_a_member_remember_revise_and_forget(lab: Lab, alice: Member, bob: Member) -> None:
     memory_id = lab.memory(alice)
     lab.grant(alice, memory_id, bob, "write")
