@@ -6,8 +6,9 @@ bench/abstain_set.py into a fresh memory through the API, asks every labelled qu
 recall over HTTP (the app in-process behind Starlette's TestClient), and reads the best cosine of each
 answer: the API's `score` is the fused rank score, so the bench recomputes the cosine between the
 question and the top record's words with the same model (query-only fusion keeps the vector order).
-For each threshold it reports accuracy, precision, recall and F1 of "abstain" (positive = the memory
-does not hold the answer), picks the best, and checks the service's own `abstain` at its setting.
+For each threshold it reports accuracy, precision, recall, F1 and F0.5 of "abstain" (positive = the
+memory does not hold the answer), picks the best by F0.5 (a wrong abstain hides a right answer, so
+precision counts double), and checks the service's own `abstain` at its setting.
 Prints a table, writes bench/results/calibrate_abstain.json, and deletes the memory.
 """
 
@@ -93,22 +94,33 @@ def metrics(asked: list[Asked], threshold: float) -> dict[str, float]:
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    # F0.5 weighs precision twice as much as recall: a wrong abstain tells an agent to ignore a right
+    # answer, which costs more than a missed abstain (the agent still sees the results and can judge).
+    f_half = 1.25 * precision * recall / (0.25 * precision + recall) if precision + recall else 0.0
     return {
         "threshold": threshold,
         "accuracy": (tp + tn) / len(asked),
         "precision": precision,
         "recall": recall,
         "f1": f1,
+        "f_half": f_half,
         "abstained": tp + fp,
+        "wrong_abstains": fp,
     }
 
 
 def best_threshold(rows: list[dict[str, float]]) -> dict[str, Any]:
-    """The highest accuracy, F1 breaking ties; the middle of the run of equally good thresholds."""
-    top = max((r["accuracy"], r["f1"]) for r in rows)
-    tied = [r["threshold"] for r in rows if (r["accuracy"], r["f1"]) == top]
+    """The highest F0.5, accuracy breaking ties; the middle of the run of equally good thresholds."""
+    top = max((r["f_half"], r["accuracy"]) for r in rows)
+    tied = [r for r in rows if (r["f_half"], r["accuracy"]) == top]
     middle = tied[len(tied) // 2]
-    return {"threshold": middle, "accuracy": top[0], "f1": top[1], "equally_good": tied}
+    return {
+        "threshold": middle["threshold"],
+        "f_half": top[0],
+        "accuracy": top[1],
+        "wrong_abstains": middle["wrong_abstains"],
+        "equally_good": [r["threshold"] for r in tied],
+    }
 
 
 def distribution(values: list[float]) -> dict[str, float]:
@@ -194,16 +206,20 @@ def table(result: dict[str, Any]) -> str:
             f"{kind}: {d['min']:.2f}..{d['median']:.2f}..{d['max']:.2f}"
             for kind, d in result["best_cosine"].items()
         ),
-        f"{'threshold':>9} {'accuracy':>8} {'precision':>9} {'recall':>6} {'f1':>5} {'abstained':>9}",
+        f"{'threshold':>9} {'accuracy':>8} {'precision':>9} {'recall':>6} {'f1':>5} {'f0.5':>5} "
+        f"{'abstained':>9} {'wrong':>5}",
     ]
     for row in result["thresholds"]:
         lines.append(
             f"{row['threshold']:>9.3f} {row['accuracy']:>8.3f} {row['precision']:>9.3f} "
-            f"{row['recall']:>6.3f} {row['f1']:>5.3f} {row['abstained']:>9}"
+            f"{row['recall']:>6.3f} {row['f1']:>5.3f} {row['f_half']:>5.3f} {row['abstained']:>9} "
+            f"{row['wrong_abstains']:>5}"
         )
     best, current = result["best"], result["current_setting"]
     lines.append(
-        f"best threshold {best['threshold']:.3f} (accuracy {best['accuracy']:.3f}, F1 {best['f1']:.3f}; "
+        f"best threshold {best['threshold']:.3f} (F0.5 {best['f_half']:.3f}, "
+        f"accuracy {best['accuracy']:.3f}, "
+        f"{best['wrong_abstains']} answerable questions abstained; "
         f"equally good: {best['equally_good']}); current {current['abstain_below']} gives accuracy "
         f"{current['accuracy']:.3f}; the service's abstain matches best < setting: "
         f"{current['service_agrees']}"

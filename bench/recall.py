@@ -44,7 +44,7 @@ from bench import corpus
 from bench.embeddings import percentile
 from provider.api.app import create_app
 from provider.config import Settings
-from provider.embeddings import SentenceTransformerEmbedder
+from provider.embeddings import Embedder, SentenceTransformerEmbedder, build_embedder
 from provider.models import Writer
 from tests.neo4j_target import Neo4jTarget, provision
 
@@ -178,9 +178,7 @@ async def settle(driver: Any, vector: list[float], limit_s: float = 600) -> floa
     return time.perf_counter() - began
 
 
-async def sequential(
-    bench: Bench, child: str, embedder: SentenceTransformerEmbedder, count: int, seed: int
-) -> dict[str, Any]:
+async def sequential(bench: Bench, child: str, embedder: Embedder, count: int, seed: int) -> dict[str, Any]:
     """One question at a time, the modes, scopes and floors taken in turn so drift hits them alike."""
     requests = {mode: bodies(mode, count, seed) for mode in MODES}
     asked = [question for question, _ in corpus.questions(count, seed)]
@@ -219,9 +217,7 @@ async def concurrent(bench: Bench, mode: str, seed: int) -> dict[str, float]:
     return summary(timings, time.perf_counter() - began)
 
 
-async def measure(
-    bench: Bench, child: str, embedder: SentenceTransformerEmbedder, count: int, seed: int
-) -> dict[str, Any]:
+async def measure(bench: Bench, child: str, embedder: Embedder, count: int, seed: int) -> dict[str, Any]:
     result = await sequential(bench, child, embedder, count, seed)
     result["concurrent_root"] = {}
     for mode in MODES:
@@ -231,10 +227,10 @@ async def measure(
 
 
 async def run(target: Neo4jTarget, total: int, count: int, seed: int) -> dict[str, Any]:
-    embedder = SentenceTransformerEmbedder(corpus.MODEL)
-    await asyncio.to_thread(embedder.load)
+    corpus_embedder = SentenceTransformerEmbedder(corpus.MODEL)
+    await asyncio.to_thread(corpus_embedder.load)
     began = time.perf_counter()
-    matrix = corpus.vectors([item.text for item in corpus.items(total, seed)], embedder)
+    matrix = corpus.vectors([item.text for item in corpus.items(total, seed)], corpus_embedder)
     vectors_s = time.perf_counter() - began
     admin_key = "adm_" + secrets.token_urlsafe(24)
     settings = Settings(
@@ -245,6 +241,15 @@ async def run(target: Neo4jTarget, total: int, count: int, seed: int) -> dict[st
         neo4j_password=SecretStr(target.password),
         file_dir=Path(tempfile.mkdtemp(prefix="bench-recall-")),
     )
+    # The service's own runtime (ONNX by default) embeds the questions, as in production; the corpus's
+    # cached vectors came from sentence-transformers, whose vectors it matches (cosine > 0.9999).
+    embedder = build_embedder(
+        settings.embedding_runtime,
+        corpus.MODEL,
+        cache_dir=settings.cache_dir / "onnx",
+        batch_size=settings.embedding_batch_size,
+    )
+    await asyncio.to_thread(embedder.load)
     app: FastAPI = create_app(settings, embedder=embedder)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
@@ -270,6 +275,7 @@ async def run(target: Neo4jTarget, total: int, count: int, seed: int) -> dict[st
             "python": platform.python_version(),
             "cpus": os.cpu_count(),
             "model": corpus.MODEL,
+            "embedding_runtime": settings.embedding_runtime,
         },
         "settings": {
             "records": total,

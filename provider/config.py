@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     file_dir: Path = Path(".local/files")
     content_media: list[str] = ["text/*", "image/*", "application/pdf", "audio/*"]
     subtree_cap: int = 5000
-    abstain_below: float = 0.35
+    abstain_below: float = 0.5
     duplicate_similarity: float = 0.95
     consolidation_budget: int = 1000
     provider_id: str = "neo4j"
