@@ -23,10 +23,10 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from bench.embeddings import MODEL, percentile
+from bench.embeddings import percentile
 from bench.records import bench_settings, environment
 from provider.api.app import create_app
-from provider.embeddings import build_embedder
+from provider.embeddings import configured_embedder
 from tests.neo4j_target import provision
 
 RESULTS = Path(__file__).resolve().parent / "results" / "observe.json"
@@ -234,12 +234,7 @@ def run(episodes: int, entities: int, warmup: int, runtime: str | None) -> dict[
         with tempfile.TemporaryDirectory(prefix="uhp-bench-files-") as files:
             settings = bench_settings(target, admin_key, Path(files), runtime)
             began = time.perf_counter()
-            embedder = build_embedder(
-                settings.embedding_runtime,
-                MODEL,
-                cache_dir=settings.cache_dir / "onnx",
-                batch_size=settings.embedding_batch_size,
-            )
+            embedder = configured_embedder(settings)
             embedder.load()
             about = environment(target, settings.embedding_runtime, time.perf_counter() - began)
             with TestClient(create_app(settings, embedder=embedder)) as client:

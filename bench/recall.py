@@ -44,7 +44,7 @@ from bench import corpus
 from bench.embeddings import percentile
 from provider.api.app import create_app
 from provider.config import Settings
-from provider.embeddings import Embedder, SentenceTransformerEmbedder, build_embedder
+from provider.embeddings import Embedder, SentenceTransformerEmbedder, configured_embedder
 from provider.models import Writer
 from tests.neo4j_target import Neo4jTarget, provision
 
@@ -243,12 +243,7 @@ async def run(target: Neo4jTarget, total: int, count: int, seed: int) -> dict[st
     )
     # The service's own runtime (ONNX by default) embeds the questions, as in production; the corpus's
     # cached vectors came from sentence-transformers, whose vectors it matches (cosine > 0.9999).
-    embedder = build_embedder(
-        settings.embedding_runtime,
-        corpus.MODEL,
-        cache_dir=settings.cache_dir / "onnx",
-        batch_size=settings.embedding_batch_size,
-    )
+    embedder = configured_embedder(settings)
     await asyncio.to_thread(embedder.load)
     app: FastAPI = create_app(settings, embedder=embedder)
     async with app.router.lifespan_context(app):

@@ -27,7 +27,7 @@ from pydantic import SecretStr
 from bench.embeddings import MODEL, percentile, sentences
 from provider.api.app import create_app
 from provider.config import Settings
-from provider.embeddings import build_embedder
+from provider.embeddings import configured_embedder
 from tests.neo4j_target import Neo4jTarget, provision
 
 RESULTS = Path(__file__).resolve().parent / "results" / "records.json"
@@ -150,12 +150,7 @@ def run(count: int, warmup: int, runtime: str | None) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="uhp-bench-files-") as files:
             settings = bench_settings(target, admin_key, Path(files), runtime)
             began = time.perf_counter()
-            embedder = build_embedder(
-                settings.embedding_runtime,
-                MODEL,
-                cache_dir=settings.cache_dir / "onnx",
-                batch_size=settings.embedding_batch_size,
-            )
+            embedder = configured_embedder(settings)
             embedder.load()
             about = environment(target, settings.embedding_runtime, time.perf_counter() - began)
             with TestClient(create_app(settings, embedder=embedder)) as client:

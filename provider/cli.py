@@ -10,7 +10,7 @@ from typing import Any
 
 from provider.api.app import build_services
 from provider.config import Settings
-from provider.embeddings import Embedder, build_embedder
+from provider.embeddings import Embedder, configured_embedder
 from provider.errors import MemberNotFoundError, ProviderError
 from provider.models import Caller
 from provider.services.bulk_import import BulkImporter
@@ -20,12 +20,7 @@ from provider.store.schema import apply_schema, rebuild_vector_index
 
 
 async def _with_services(settings: Settings, work: Any) -> int:
-    embedder = build_embedder(
-        settings.embedding_runtime,
-        settings.embedding_model,
-        cache_dir=settings.cache_dir / "onnx",
-        batch_size=settings.embedding_batch_size,
-    )
+    embedder = configured_embedder(settings)
     await asyncio.to_thread(embedder.load)
     store = Neo4jStore.connect(
         settings.neo4j_uri,

@@ -212,6 +212,29 @@ def build_embedder(
     return OnnxEmbedder(model, cache_dir=cache_dir, batch_size=batch_size)
 
 
+class EmbeddingSettings(Protocol):
+    """The settings an embedder is built from (provider.config.Settings has them)."""
+
+    @property
+    def embedding_runtime(self) -> str: ...
+    @property
+    def embedding_model(self) -> str: ...
+    @property
+    def embedding_batch_size(self) -> int: ...
+    @property
+    def cache_dir(self) -> Path: ...
+
+
+def configured_embedder(settings: EmbeddingSettings) -> OnnxEmbedder | SentenceTransformerEmbedder:
+    """The embedder the settings name; the ONNX graph is exported once into the cache."""
+    return build_embedder(
+        settings.embedding_runtime,
+        settings.embedding_model,
+        cache_dir=settings.cache_dir / "onnx",
+        batch_size=settings.embedding_batch_size,
+    )
+
+
 class TokenCounter(Protocol):
     """How many tokens a text costs."""
 

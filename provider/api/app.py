@@ -33,7 +33,7 @@ from provider.embeddings import (
     OnnxEmbedder,
     PackagedTokenizer,
     SentenceTransformerEmbedder,
-    build_embedder,
+    configured_embedder,
 )
 from provider.services.admin import AdminService
 from provider.services.consolidation import ConsolidationService
@@ -121,12 +121,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        model = embedder or build_embedder(
-            settings.embedding_runtime,
-            settings.embedding_model,
-            cache_dir=settings.cache_dir / "onnx",
-            batch_size=settings.embedding_batch_size,
-        )
+        model = embedder or configured_embedder(settings)
         if isinstance(model, SentenceTransformerEmbedder | OnnxEmbedder):
             await asyncio.to_thread(model.load)
         store = Neo4jStore.connect(
