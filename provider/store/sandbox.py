@@ -139,6 +139,7 @@ class SandboxServer:
         """Writes a whole copy into the empty sandbox, in the fixed order of sandbox_copy."""
         self.held = None
         await sandbox_copy.write_copy(self._writer(), projection)
+        await self._store().read("sandbox_words_refresh")
         self._hold(projection)
 
     async def refresh(self, projection: Projection) -> None:
@@ -150,6 +151,7 @@ class SandboxServer:
             await self.load(projection)
             return
         await sandbox_copy.write_difference(self._writer(), diff, projection)
+        await self._store().read("sandbox_words_refresh")
         self._hold(projection)
 
     def _hold(self, projection: Projection) -> None:
