@@ -116,20 +116,28 @@ class RecallService:
         reach.require("read")
         scope, degraded = self._capped([memory_id] if request.depth == 0 else reach.readable_scope())
         dnf = compile_filters(request.filters, request.types)
-        instant = await self.records.instant(caller, request.as_of)
-        if instant is not None or request.include == "all":
-            ranked, best, strategy = await self._history(request, scope, dnf, instant)
-        else:
-            ranked, best, strategy = await self._current(request, scope, dnf)
-        ranked = ranked[: request.limit]
         parent_id = reach.chain[-1] if reach.chain else None
         children_ids = reach.visible_children()
-        # One read of the memories the answer names: where each result lives, the parent, the children.
+        # The memories the answer names (the parent, the children, and where results live: mostly the
+        # asked memory or a child) are read while the signals run; a result deeper down is read after.
         named = ([parent_id] if parent_id else []) + children_ids
-        views = {
-            v.node.id: v
-            for v in await self.tree.views(caller, sorted({*named, *(h.memory_id for h in ranked)}))
-        }
+        early_views = asyncio.create_task(self.tree.views(caller, sorted({*named, memory_id})))
+        try:
+            instant = await self.records.instant(caller, request.as_of)
+            if instant is not None or request.include == "all":
+                ranked, best, strategy = await self._history(request, scope, dnf, instant)
+            else:
+                ranked, best, strategy = await self._current(request, scope, dnf)
+            views = {v.node.id: v for v in await early_views}
+        finally:
+            if not early_views.done():
+                early_views.cancel()
+            elif not early_views.cancelled():
+                early_views.exception()  # seen: when a signal failed first, this is not logged as lost
+        ranked = ranked[: request.limit]
+        deeper = sorted({h.memory_id for h in ranked} - views.keys())
+        if deeper:
+            views.update({v.node.id: v for v in await self.tree.views(caller, deeper)})
         results = await self._hydrate(caller, ranked, instant, views)
         parent, children = self._neighbours(parent_id, children_ids, views)
         return RecallAnswer(
