@@ -177,7 +177,7 @@ class RecallService:
             if text_search is not None and not text_search.done():
                 text_search.cancel()
         if not rankings:
-            rankings["filters"] = await self.store.fields(scope, dnf, k)
+            rankings["filters"], strategy = await self.store.fields(scope, dnf, k)
         fused = fuse(rankings)
         if request.filters is not None:
             for hit in fused:

@@ -107,10 +107,17 @@ class Neo4jRecallStore:
                 return [(r["id"], r["memory_id"], r["score"]) for r in rows]
             fetch = min(INDEX_FETCH_MAX, fetch * 4)
 
-    async def fields(self, scope: list[str], dnf: Any, k: int) -> list[Hit]:
-        """Records passing the filters, newest first."""
-        rows = await self.store.read("recall_filter", scope=scope, dnf=dnf, k=k)
-        return [(r["id"], r["memory_id"], None) for r in rows]
+    async def fields(self, scope: list[str], dnf: Any, k: int) -> tuple[list[Hit], str]:
+        """Records passing the filters, newest first, and how they were found.
+
+        A scope holding most of the database walks the written_at index newest first and stops at k
+        (100,000 records: ~140 ms for the sort became a few ms); a smaller one seeks its memories.
+        """
+        size = await self.scope_size(scope)
+        newest_first = size["in_scope"] * 2 >= size["total"] > 0
+        name = "recall_filter_newest" if newest_first else "recall_filter"
+        rows = await self.store.read(name, scope=scope, dnf=dnf, k=k)
+        return [(r["id"], r["memory_id"], None) for r in rows], "fields_newest" if newest_first else "fields"
 
     async def versions(
         self, scope: list[str], as_of: int, include_all: bool, dnf: Any, cap: int
