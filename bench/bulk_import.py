@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import io
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -59,7 +59,7 @@ async def measure(settings: Settings, path: Path, batch: int) -> dict[str, Any]:
     member = await services.admin.create_member("agent", "bulk bench")
     caller = Caller(member_id=member["id"], member_type="agent")
     memory = await services.tree.create(caller, {"name": "bulk import bench"})
-    importer = BulkImporter(services.records, batch_size=batch, progress=io.StringIO())
+    importer = BulkImporter(services.records, batch_size=batch, progress=sys.stderr)
     results: dict[str, Any] = {}
     try:
         for label in ("import", "replay"):
