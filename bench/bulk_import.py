@@ -74,6 +74,8 @@ async def measure(settings: Settings, path: Path, batch: int) -> dict[str, Any]:
                 "records_per_s": round(handled / seconds, 1),
                 "rejected": len(summary.rejected),
             }
+            # Said at once: the numbers survive a failure of what follows (the clean-up included).
+            print(f"{label}: {json.dumps(results[label])}", file=sys.stderr, flush=True)
         importer.state_path(path, memory.node.id).unlink(missing_ok=True)
     finally:
         await services.tree.delete(caller, memory.node.id)

@@ -8,6 +8,9 @@ from typing import Any
 from provider.models import MemoryNode, NodeFacts
 from provider.store.driver import Neo4jStore, Row
 
+# Nodes (with their versions) deleted per transaction when a memory is deleted.
+DELETE_BATCH = 5_000
+
 
 def _granted(lists: list[list[str]] | None) -> frozenset[str]:
     return frozenset(p for privileges in lists or [] for p in privileges)
@@ -146,6 +149,13 @@ class Neo4jMemoryStore:
         return bool(await self.store.write("memory_move", id=memory_id, parent_id=parent_id, now=now))
 
     async def delete(self, memory_id: str) -> list[str]:
-        """Removes the subtree; the ids removed."""
+        """Removes the subtree; the ids removed.
+
+        What the subtree holds goes first, batch by batch: one transaction for 100,000 records and
+        their versions ran past Neo4j's transaction memory limit. A failure part-way leaves the memory
+        in place, fewer of its contents, and the same call finishes the job.
+        """
+        while (await self.store.write("memory_delete_batch", id=memory_id, batch=DELETE_BATCH))[0]["deleted"]:
+            pass
         rows = await self.store.write("memory_delete", id=memory_id)
         return list(rows[0]["memories"]) if rows else []

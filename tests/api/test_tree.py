@@ -7,7 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
+from neo4j import GraphDatabase
 
+from provider.store import memories as memories_store
 from tests.api.tree_support import (
     ALL,
     MEMORY_ID,
@@ -22,6 +24,7 @@ from tests.api.tree_support import (
     validate,
 )
 from tests.conftest import Admin, Member
+from tests.neo4j_target import Neo4jTarget
 
 
 @pytest.fixture
@@ -355,6 +358,52 @@ def test_delete_needs_delete_and_removes_the_subtree(
         not_found(client.get(f"/v1/memories/{memory_id}", headers=alice.headers))
     assert mem.get(alice, root["id"])["children"]["count"] == 0
     not_found(client.delete(f"/v1/memories/{node['id']}", headers=alice.headers))
+
+
+def test_delete_empties_a_subtree_larger_than_one_batch(
+    client: TestClient,
+    mem: Memories,
+    alice: Member,
+    bob: Member,
+    neo4j_target: Neo4jTarget,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Contents go in batches (here of 4 nodes); nothing of the subtree is left in Neo4j after."""
+    monkeypatch.setattr(memories_store, "DELETE_BATCH", 4)
+    root = mem.make(alice, "root")
+    node = mem.make(alice, "node", parent_id=root["id"])
+    leaf = mem.make(alice, "leaf", parent_id=node["id"])
+    mem.grant(alice, leaf["id"], bob.principal, "read")
+    kept = ok(
+        client.post(f"/v1/memories/{root['id']}/records", json={"content": "kept"}, headers=alice.headers)
+    )
+    for memory_id in (node["id"], leaf["id"]):
+        for n in range(7):
+            path = f"/v1/memories/{memory_id}/records"
+            record = ok(client.post(path, json={"content": f"note {n}"}, headers=alice.headers))
+            ok(
+                client.patch(
+                    f"{path}/{record['id']}", json={"content": f"note {n}, revised"}, headers=alice.headers
+                )
+            )
+        ok(client.post(f"/v1/memories/{memory_id}/snapshots", json={"name": "before"}, headers=alice.headers))
+    gone = ok(client.delete(f"/v1/memories/{node['id']}", headers=alice.headers))
+    assert set(gone["memories"]) == {node["id"], leaf["id"]}
+    with GraphDatabase.driver(neo4j_target.uri, auth=(neo4j_target.user, neo4j_target.password)) as driver:
+        left = driver.execute_query(
+            "MATCH (n) WHERE n.memory_id IN $ids OR n.id IN $ids RETURN count(n) AS n",
+            ids=[node["id"], leaf["id"]],
+        ).records[0]["n"]
+        orphans = driver.execute_query(
+            "MATCH (v:RecordVersion) WHERE NOT (v)-[:VERSION_OF]->() RETURN count(v) AS n"
+            " UNION ALL MATCH (g:Grant) WHERE NOT (g)-[:ON]->() RETURN count(g) AS n"
+        ).records
+    assert left == 0 and [row["n"] for row in orphans] == [0, 0]
+    assert mem.get(alice, root["id"])["records"]["count"] == 1
+    assert (
+        ok(client.get(f"/v1/memories/{root['id']}/records/{kept['id']}", headers=alice.headers))["version"]
+        == 1
+    )
 
 
 # --- listings -------------------------------------------------------------------------------------
