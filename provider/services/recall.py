@@ -121,19 +121,11 @@ class RecallService:
         # The memories the answer names (the parent, the children, and where results live: mostly the
         # asked memory or a child) are read while the signals run; a result deeper down is read after.
         named = ([parent_id] if parent_id else []) + children_ids
-        early_views = asyncio.create_task(self.tree.views(caller, sorted({*named, memory_id})))
-        try:
-            instant = await self.records.instant(caller, request.as_of)
-            if instant is not None or request.include == "all":
-                ranked, best, strategy = await self._history(request, scope, dnf, instant)
-            else:
-                ranked, best, strategy = await self._current(request, scope, dnf)
-            views = {v.node.id: v for v in await early_views}
-        finally:
-            if not early_views.done():
-                early_views.cancel()
-            elif not early_views.cancelled():
-                early_views.exception()  # seen: when a signal failed first, this is not logged as lost
+        (ranked, best, strategy, instant), early_views = await asyncio.gather(
+            self._ranked(caller, request, scope, dnf),
+            self.tree.views(caller, sorted({*named, memory_id})),
+        )
+        views = {v.node.id: v for v in early_views}
         ranked = ranked[: request.limit]
         deeper = sorted({h.memory_id for h in ranked} - views.keys())
         if deeper:
@@ -148,6 +140,15 @@ class RecallService:
             abstain=self._abstain(request, results, best),
             strategy=strategy,
         )
+
+    async def _ranked(
+        self, caller: Caller, request: RecallRequest, scope: list[str], dnf: Any
+    ) -> tuple[list[Fused], float | None, str, int | None]:
+        """The fused ranking, its best similarity, how it was found, and the instant it is true at."""
+        instant = await self.records.instant(caller, request.as_of)
+        if instant is not None or request.include == "all":
+            return (*await self._history(request, scope, dnf, instant), instant)
+        return (*await self._current(request, scope, dnf), instant)
 
     def _capped(self, scope: list[str]) -> tuple[list[str], list[str]]:
         if len(scope) <= self.subtree_cap:

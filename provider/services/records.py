@@ -75,8 +75,7 @@ class RecordService:
 
     async def _prepared_one(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> EmbeddedRow:
         version = await self.stated_version(caller, memory_id, body, ids.new_id(ids.RECORD))
-        words = rules.words_of(version.title, version.content)
-        return version, words, await self._embedding(words)
+        return (await self._embedded([version]))[0]
 
     async def prepare_many(
         self, caller: Caller, memory_id: str, bodies: list[tuple[str, dict[str, Any]]]
