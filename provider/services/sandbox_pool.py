@@ -163,15 +163,17 @@ class SandboxPool:
         self.stats.loads += 1
 
     async def _fresh(self, slot: Slot) -> None:
-        """(Re)starts a slot's process on the pristine template."""
+        """Puts a slot back on the pristine template: in place, or in a new process when it broke."""
+        broken = slot.broken
         slot.running, slot.broken, slot.scope, slot.version = False, False, None, None
         try:
             await asyncio.to_thread(
                 sandbox_template.ensure_template, self.cache, heap=self.heap, pagecache=self.pagecache
             )
+            slot.server.runner = await asyncio.to_thread(sandbox_template.host, self.cache)
         except local_server.LocalNeo4jError as e:
             raise UnavailableError("The query sandbox could not be started.") from e
-        await slot.server.start()
+        await slot.server.start(reset=not broken)
         slot.running = True
         self.stats.starts += 1
 

@@ -81,18 +81,48 @@ def _records_of(rows: list[list[Any]]) -> list[str] | None:
 class SandboxServer:
     """A sandbox process in its own home; started from the template, reset to it on demand."""
 
-    def __init__(self, home: Path, template: Path, *, heap: str, pagecache: str):
+    def __init__(
+        self,
+        home: Path,
+        template: Path,
+        *,
+        heap: str,
+        pagecache: str,
+        runner: local_server.Host | None = None,
+    ):
         self.home = home
         self.template = template
+        self.runner = runner
         self.heap = heap
         self.pagecache = pagecache
         self.driver: AsyncDriver | None = None
         self.held: Projection | None = None
 
-    async def start(self) -> None:
-        """Starts (or restarts) the process on a pristine copy of the template's store."""
-        await self.stop()
+    async def start(self, *, reset: bool = True) -> None:
+        """Puts the sandbox on a pristine copy of the template: in its running JVM when it can.
+
+        A host (UhpSandboxHost) restarts Neo4j inside its JVM in about a second, with the code the
+        JVM compiled kept; without one, or with `reset` False (a broken sandbox), the process restarts.
+        """
         self.held = None
+        running = self.driver is not None
+        await self._disconnect()
+        server = await self._reset() if reset and running else None
+        if server is None:
+            server = await self._launch()
+        self._connect(server)
+        await self._store().read("sandbox_collector_stop")
+        await self._warm_up()
+
+    async def stop(self) -> None:
+        """Stops the process (killed when it does not stop within seconds), then drops the driver."""
+        # The process first: a connection held by a stuck statement would not close politely.
+        await asyncio.to_thread(local_server.stop, self.home, 5)
+        await self._disconnect()
+
+    async def _launch(self) -> local_server.LocalServer:
+        """A new process on the template; under a host, warmed with committed writes, then reset."""
+        await self.stop()
         try:
             server = await asyncio.to_thread(
                 sandbox_template.start_pristine,
@@ -100,10 +130,34 @@ class SandboxServer:
                 self.template,
                 heap=self.heap,
                 pagecache=self.pagecache,
+                runner=self.runner,
             )
         except local_server.LocalNeo4jError as e:
             log.error("query sandbox in %s did not start: %s", self.home, e)
             raise UnavailableError("The query sandbox could not be started.") from e
+        if self.runner is None:
+            return server
+        # A rolled-back warm-up leaves the commit path cold; here the writes commit, and the reset
+        # that follows puts the template back, so nothing of them stays but compiled code.
+        self._connect(server)
+        await sandbox_copy.write_copy(self._writer(), sandbox_copy.warm_up_projection())
+        await self._disconnect()
+        again = await self._reset()
+        if again is None:
+            raise UnavailableError("The query sandbox could not be started.")
+        return again
+
+    async def _reset(self) -> local_server.LocalServer | None:
+        """The template put back under the running host, or None when that is not possible."""
+        if self.runner is None:
+            return None
+        try:
+            return await asyncio.to_thread(sandbox_template.reset, self.home, self.template)
+        except local_server.LocalNeo4jError as e:
+            log.warning("query sandbox in %s did not reset in place (%s); restarting it", self.home, e)
+            return None
+
+    def _connect(self, server: local_server.LocalServer) -> None:
         self.driver = AsyncGraphDatabase.driver(
             server.uri,
             auth=(server.user, server.password),
@@ -112,13 +166,8 @@ class SandboxServer:
             connection_timeout=5.0,
             connection_acquisition_timeout=10.0,
         )
-        await self._store().read("sandbox_collector_stop")
-        await self._warm_up()
 
-    async def stop(self) -> None:
-        """Stops the process (killed when it does not stop within seconds), then drops the driver."""
-        # The process first: a connection held by a stuck statement would not close politely.
-        await asyncio.to_thread(local_server.stop, self.home, 5)
+    async def _disconnect(self) -> None:
         if self.driver is not None:
             driver, self.driver = self.driver, None
             await driver.close()

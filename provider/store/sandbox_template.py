@@ -13,8 +13,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import logging
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
@@ -46,6 +48,9 @@ SCHEMA = (
     "sandbox_schema_record_words",
 )
 INDEX_WAIT_SECONDS = 60.0
+HOST_SOURCE = Path(__file__).with_name("UhpSandboxHost.java")
+RESET_SECONDS = 60.0
+log = logging.getLogger("provider.sandbox")
 
 
 def schema_statements() -> list[str]:
@@ -123,16 +128,61 @@ def restore(home: Path, template: Path) -> None:
     (home / "password").chmod(0o600)
 
 
-def start_pristine(home: Path, template: Path, *, heap: str, pagecache: str) -> local_server.LocalServer:
+def host(cache: Path) -> local_server.Host | None:
+    """UhpSandboxHost compiled once (per source) into the cache; None where no javac can compile it."""
+    source = HOST_SOURCE.read_bytes()
+    classes = cache / f"sandbox-host-{hashlib.sha256(source).hexdigest()[:12]}"
+    found = local_server.Host(classes, HOST_SOURCE.stem)
+    if (classes / f"{found.main}.class").is_file():
+        return found
+    java_home = os.environ.get("JAVA_HOME")
+    javac = str(Path(java_home) / "bin" / "javac") if java_home else shutil.which("javac")
+    if not javac or not Path(javac).is_file():
+        log.warning("no javac: each query sandbox restarts its JVM to go back to the template")
+        return None
+    lib = local_server.fetch()
+    with _locked(cache / ".sandbox-host.lock"):
+        if (classes / f"{found.main}.class").is_file():
+            return found
+        scratch = Path(tempfile.mkdtemp(prefix="uhp-sandbox-host-", dir=cache))
+        try:
+            done = subprocess.run(
+                [javac, "-d", str(scratch), "-cp", f"{lib}/*", str(HOST_SOURCE)],
+                capture_output=True, text=True, timeout=120, check=False,
+            )  # fmt: skip
+            if done.returncode != 0:
+                log.warning("UhpSandboxHost did not compile, so sandboxes restart their JVM: %s", done.stderr)
+                return None
+            shutil.rmtree(classes, ignore_errors=True)
+            scratch.rename(classes)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return found
+
+
+def start_pristine(
+    home: Path, template: Path, *, heap: str, pagecache: str, runner: local_server.Host | None = None
+) -> local_server.LocalServer:
     """Stops whatever runs in `home`, restores the template and starts it with the hardening."""
     local_server.stop(home, timeout=5)
     restore(home, template)
     server = local_server.start(
-        home, heap=heap, pagecache=pagecache, settings=HARDENING, jvm_options=JVM_OPTIONS
+        home, heap=heap, pagecache=pagecache, settings=HARDENING, jvm_options=JVM_OPTIONS, host=runner
     )
     # Nothing may be read from disk (file URLs are refused too): the import directory is removed.
     shutil.rmtree(home / "import", ignore_errors=True)
     return server
+
+
+def reset(home: Path, template: Path) -> local_server.LocalServer:
+    """Puts a running host's server back on the template without a new JVM: stop, restore, start.
+
+    Raises LocalNeo4jError when the host does not do it; the caller then restarts the process.
+    """
+    local_server.command(home, "stop", answer="stopped", timeout=RESET_SECONDS)
+    restore(home, template)
+    local_server.command(home, "start", answer="ready", timeout=RESET_SECONDS)
+    return local_server.probe(home)
 
 
 def reap_orphans(parent: Path) -> None:
