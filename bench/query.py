@@ -10,7 +10,9 @@ memory owned by a member made for the run, and deleted at the end. Writes bench/
 Measured: the sandbox's start (not part of a query: the pool starts it at boot in production), the
 first call on the scope (fingerprint, read of the copy from the main database, load, EXPLAIN, run),
 repeats of one statement, repeats with changing params, a statement answering records (hydrated from
-the main store), and the first call after a write in the scope (the copy reloaded).
+the main store), the first call after a write in the scope (the copy brought up to date), a call on
+another, one-record scope (the sandbox put back on its template first), and the first call back on
+the 10,000-record scope after it (template again, then the whole load).
 """
 
 from __future__ import annotations
@@ -155,6 +157,16 @@ def measure(client: TestClient, settings: Settings, count: int, repeats: int) ->
         note = {"type": "note", "content": "written during the benchmark"}
         assert client.post(f"/v1/memories/{memory}/records", json=note, headers=headers).status_code == 200
         reload_ms, _ = timed(ask(STATEMENT, 0))
+        # Another scope takes the one sandbox (put back on its template in place first), then the
+        # first scope comes back to a sandbox that no longer holds it: a reset and the whole load.
+        other = client.post("/v1/memories", json={"name": "bench-other"}, headers=headers).json()["id"]
+        assert client.post(f"/v1/memories/{other}/records", json=note, headers=headers).status_code == 200
+        other_url = f"/v1/memories/{other}/query"
+        switch_ms, _ = timed(
+            lambda: client.post(other_url, json={"statement": "RETURN 1 AS one"}, headers=headers)
+        )
+        back_ms, _ = timed(ask(STATEMENT, 0))
+        client.delete(f"/v1/memories/{other}", headers=headers)
         loads = pool.stats.loads
     finally:
         client.delete(f"/v1/memories/{memory}", headers=headers)
@@ -167,6 +179,8 @@ def measure(client: TestClient, settings: Settings, count: int, repeats: int) ->
         "repeat_varied_params": summary(varied),
         "repeat_records_answer": summary(hydrated),
         "first_call_after_write_ms": reload_ms,
+        "first_call_on_a_one_record_scope_after_it_ms": switch_ms,
+        "first_call_back_on_the_scope_ms": back_ms,
         "copies_loaded": loads,
     }
 
@@ -176,6 +190,18 @@ def table(result: dict[str, Any]) -> str:
         ("sandbox start (boot, not per query)", f"{result['sandbox_start_s'] * 1000:.0f}", "", ""),
         ("first call on the scope (load + run)", f"{result['first_call_ms']:.0f}", "", "≤ 2000"),
         ("first call after a write (reload)", f"{result['first_call_after_write_ms']:.0f}", "", "≤ 2000"),
+        (
+            "another scope (reset + 1 record)",
+            f"{result['first_call_on_a_one_record_scope_after_it_ms']:.0f}",
+            "",
+            "",
+        ),
+        (
+            "back on the scope (reset + load + run)",
+            f"{result['first_call_back_on_the_scope_ms']:.0f}",
+            "",
+            "≤ 2000",
+        ),
     ]
     for name, key in [
         ("repeat, same statement", "repeat_same_statement"),

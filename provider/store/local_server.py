@@ -446,14 +446,14 @@ def command(home: Path, word: str, *, answer: str, timeout: float) -> None:
     home = home.resolve()
     pid = _read_pid(home)
     child = _children.get(pid) if pid is not None else None
-    if child is None or child.stdin is None or child.poll() is not None:
+    if child is None or child.stdin is None or child.stdin.closed or child.poll() is not None:
         raise LocalNeo4jError(f"no host started by this process runs in {home}")
     marker = f"uhp-sandbox-host: {answer}"
     seen = _log_text(home, "console.log").count(marker)
     try:
         child.stdin.write(f"{word}\n".encode())
         child.stdin.flush()
-    except OSError as e:
+    except (OSError, ValueError) as e:
         raise LocalNeo4jError(f"the host in {home} does not take commands: {e}") from e
     deadline = time.monotonic() + timeout
     while _log_text(home, "console.log").count(marker) <= seen:

@@ -125,12 +125,12 @@ WARM_UP_READS = (
 )
 
 
-def warm_up_projection() -> Projection:
+def warm_up_projection(records: int = WARM_UP_RECORDS) -> Projection:
     """Synthetic records with every field a copy carries (no attributes: their names vary)."""
     projection = Projection(memories=[{"id": "hmem_warm", "name": "w", "description": "", "created_at": 0}])
     projection.memories.append({"id": "hmem_warm2", "name": "w", "description": "", "parent_id": "hmem_warm"})
     fields = ("type", "title", "text", "status", "writer_type", "written_by")
-    for i in range(WARM_UP_RECORDS):
+    for i in range(records):
         props: dict[str, Any] = {name: f"{name} {i}" for name in fields}
         props |= {"id": f"hrec_warm{i:06d}", "memory_id": "hmem_warm", "version": 1}
         props |= {n: i for n in ("created_at", "updated_at", "written_at", "valid_from_ms", "valid_to_ms")}

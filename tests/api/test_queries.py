@@ -14,6 +14,7 @@ import json
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ from provider import cli_query
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder
+from provider.store import local_server, sandbox_template
 from tests.api.lifecycle_support import erase
 from tests.api.records_support import Lab, Reply, assert_error, ok, validate
 from tests.conftest import Admin, Member
@@ -420,6 +422,70 @@ def test_named_queries_go_with_their_memory(world: World, neo4j_target: Neo4jTar
     with GraphDatabase.driver(neo4j_target.uri, auth=(neo4j_target.user, neo4j_target.password)) as driver:
         left = driver.execute_query("MATCH (q:NamedQuery {memory_id: $m}) RETURN count(q) AS n", m=doomed)
     assert left.records[0]["n"] == 0
+
+
+# -- the sandbox goes back to its template in place, survives what it cannot interrupt, can be off --------
+
+# Unordered on purpose: rows come in the store's order, so equal rows mean equal internal ids too.
+GRAPH = (
+    "MATCH (r:Record)-[:IN]->(m:Memory) OPTIONAL MATCH (r)-[e:REFERENCES]->(t) "
+    "RETURN r.id AS node, r.title AS title, m.id AS memory, e.rel AS rel, t.id AS to, labels(t) AS target"
+)
+
+
+def recycle(world: World) -> list[int]:
+    """Every sandbox back to the template; the pid each then runs in."""
+    pool = world.sandboxes()
+    assert world.client.portal is not None, "the app runs inside the TestClient's portal"
+    world.client.portal.call(pool.recycle_all)
+    pids = [local_server._read_pid(slot.server.home) for slot in pool.slots]
+    assert all(pid is not None for pid in pids), pids
+    return [pid for pid in pids if pid is not None]
+
+
+def test_a_sandbox_goes_back_to_the_template_in_its_own_process(world: World) -> None:
+    """A reset in place answers exactly as a new process does: the same store, the same order."""
+    pids = recycle(world)
+    first = world.rows(world.alice, GRAPH)["rows"]
+    assert recycle(world) == pids  # in place: the JVM stayed
+    in_place = world.rows(world.alice, GRAPH)["rows"]
+    assert in_place == first
+    assert {"acme", "beta", "names carol", "child fact", "cut secret"} <= {row[1] for row in first}
+    for slot in world.sandboxes().slots:
+        slot.broken = True  # as after a statement the server could not stop: a new process
+    renewed = recycle(world)
+    assert all(pid not in pids for pid in renewed)
+    assert world.rows(world.alice, GRAPH)["rows"] == in_place
+
+
+def test_without_a_host_a_sandbox_restarts_and_answers_alike(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where no javac compiles the host, Neo4j's own launcher runs and a reset is a new JVM."""
+    recycle(world)
+    hosted = world.rows(world.alice, GRAPH)["rows"]
+    monkeypatch.setattr(sandbox_template, "host", lambda cache: None)
+    pids = recycle(world)
+    assert all(slot.server.runner is None for slot in world.sandboxes().slots)
+    assert all(local_server.MAIN_CLASS.encode() in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in pids)
+    assert world.rows(world.alice, GRAPH)["rows"] == hosted
+    monkeypatch.undo()
+    assert recycle(world) != pids  # a host again, in a new process
+    assert all(slot.server.runner is not None for slot in world.sandboxes().slots)
+
+
+def test_a_host_whose_owner_is_gone_stops_and_is_replaced(world: World) -> None:
+    """The host stops when its stdin closes (the service is gone); a reset then starts a new process."""
+    pids = recycle(world)
+    slot = world.sandboxes().slots[0]
+    child = local_server._children[pids[0]]
+    assert child.stdin is not None
+    child.stdin.close()
+    assert child.wait(timeout=60) == 0
+    renewed = recycle(world)
+    assert renewed[0] != pids[0] and local_server._alive(renewed[0])
+    assert slot.running and not slot.broken
+    assert world.rows(world.alice, "MATCH (m:Memory) RETURN count(m) AS n")["rows"] == [[3]]
 
 
 # -- the sandbox survives what it cannot interrupt, and can be switched off -------------------------------
