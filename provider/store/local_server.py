@@ -449,14 +449,14 @@ def command(home: Path, word: str, *, answer: str, timeout: float) -> None:
     if child is None or child.stdin is None or child.stdin.closed or child.poll() is not None:
         raise LocalNeo4jError(f"no host started by this process runs in {home}")
     marker = f"uhp-sandbox-host: {answer}"
-    seen = _log_text(home, "console.log").count(marker)
+    log_from = len(_log_text(home, "console.log"))
     try:
         child.stdin.write(f"{word}\n".encode())
         child.stdin.flush()
     except (OSError, ValueError) as e:
         raise LocalNeo4jError(f"the host in {home} does not take commands: {e}") from e
     deadline = time.monotonic() + timeout
-    while _log_text(home, "console.log").count(marker) <= seen:
+    while marker not in _log_text(home, "console.log")[log_from:]:
         if child.poll() is not None or time.monotonic() > deadline:
             raise LocalNeo4jError(f"the host in {home} did not answer {word!r}")
         time.sleep(0.02)

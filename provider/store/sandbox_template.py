@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import logging
 import os
@@ -128,8 +129,12 @@ def restore(home: Path, template: Path) -> None:
     (home / "password").chmod(0o600)
 
 
+@functools.cache
 def host(cache: Path) -> local_server.Host | None:
-    """UhpSandboxHost compiled once (per source) into the cache; None where no javac can compile it."""
+    """UhpSandboxHost compiled once (per source) into the cache; None where no javac can compile it.
+
+    Asked on every reset, answered once per process (and a missing javac said once).
+    """
     source = HOST_SOURCE.read_bytes()
     classes = cache / f"sandbox-host-{hashlib.sha256(source).hexdigest()[:12]}"
     found = local_server.Host(classes, HOST_SOURCE.stem)
