@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, model_validator
+from pydantic import AliasChoices, Field, PositiveInt, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 KNOWN_DEFAULT_KEYS = frozenset({"", "admin", "changeme", "secret", "password", "uhp-admin"})
@@ -53,6 +53,14 @@ class Settings(BaseSettings):
     query_timeout_ms: int = 2000
     query_row_cap: int = 1000
     query_max_records: int = 200_000
+
+    # The edge and the database's bounds (README "What the edge refuses before routing"): a body past
+    # its cap is refused with 413 before the app reads it; every main-database transaction has a
+    # timeout, the bulk statements (batched deletes, imports, a scope's copy) a longer one.
+    max_body_bytes: PositiveInt = 8 * 1024 * 1024
+    max_upload_bytes: PositiveInt = 64 * 1024 * 1024  # the whole multipart body of POST /v1/files
+    statement_timeout_ms: PositiveInt = 10_000
+    bulk_statement_timeout_ms: PositiveInt = 120_000
 
     @model_validator(mode="after")
     def _refuse_default_admin_key(self) -> Settings:

@@ -124,12 +124,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
         model = embedder or configured_embedder(settings)
         if isinstance(model, SentenceTransformerEmbedder | OnnxEmbedder):
             await asyncio.to_thread(model.load)
-        store = Neo4jStore.connect(
-            settings.neo4j_uri,
-            settings.neo4j_user,
-            settings.neo4j_password.get_secret_value(),
-            settings.neo4j_database,
-        )
+        store = Neo4jStore.from_settings(settings)
         services = build_services(settings, store, model)
         app.state.services = services
         try:
