@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from provider.errors import MemoryForbiddenError, MemoryNotFoundError
 from provider.models import NodeFacts
@@ -124,3 +125,28 @@ def granted_listing(granted: Sequence[NodeFacts]) -> list[tuple[str, frozenset[s
         if mine and (entry or (below and mine != parent)):
             listed.append((node.id, mine))
     return listed
+
+
+# Unknown and hidden look the same. Everything a request names by id (a memory, a snapshot in
+# `as_of`, a reference's target) is judged by this one rule: what the caller may not read answers
+# exactly as what does not exist. A reference may name a record the writer cannot read (the chapter
+# lets it), so a reference to a record that does not exist is kept too, by id alone, and both are
+# shown to every reader who cannot follow them as `{record_id, available: false}`.
+
+
+def may(privileges: frozenset[str] | None, privilege: str) -> bool:
+    """Whether a thing named by id is there for the caller: None (absent) and unheld answer alike."""
+    return privileges is not None and privilege in privileges
+
+
+def shown_reference(reference: dict[str, Any], readable: set[str]) -> dict[str, Any]:
+    """A reference as one reader sees it: whole when its target's memory is readable, else a bare id."""
+    target = reference.get("memory_id")
+    if target is not None and target in readable:
+        return {
+            "rel": reference["rel"],
+            "memory_id": target,
+            "record_id": reference["record_id"],
+            "available": True,
+        }
+    return {"record_id": reference["record_id"], "available": False}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -9,6 +10,22 @@ from pydantic import AliasChoices, Field, PositiveInt, SecretStr, model_validato
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 KNOWN_DEFAULT_KEYS = frozenset({"", "admin", "changeme", "secret", "password", "uhp-admin"})
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every bound on what a caller sends; README lists each with its setting."""
+
+    json_depth: int = 32  # nesting of a whole body
+    text_chars: int = 200_000  # characters in one text part, a title-less text, a query string
+    parts: int = 256  # content parts in one record
+    attribute_depth: int = 8  # nesting inside `attributes`
+    attribute_keys: int = 512  # keys in `attributes`, counted at every level
+    attribute_bytes: int = 65_536  # `attributes` as compact JSON, in UTF-8 bytes
+    references: int = 256  # references in one record
+    list_items: int = 1_000  # items of any other list: `types`, `in`, `record_ids`, episodes
+    filter_terms: int = 64  # leaves and combinators in one filter tree
+    schema_bytes: int = 65_536  # a named query's params schema as compact JSON
 
 
 class Settings(BaseSettings):
@@ -61,6 +78,33 @@ class Settings(BaseSettings):
     max_upload_bytes: PositiveInt = 64 * 1024 * 1024  # the whole multipart body of POST /v1/files
     statement_timeout_ms: PositiveInt = 10_000
     bulk_statement_timeout_ms: PositiveInt = 120_000
+
+    # What one request may carry (README "Bounds on what a caller sends"); protocol/wire.py applies them.
+    max_json_depth: PositiveInt = 32
+    max_text_chars: PositiveInt = 200_000
+    max_parts: PositiveInt = 256
+    max_attribute_depth: PositiveInt = 8
+    max_attribute_keys: PositiveInt = 512
+    max_attribute_bytes: PositiveInt = 65_536
+    max_references: PositiveInt = 256
+    max_list_items: PositiveInt = 1_000
+    max_filter_terms: PositiveInt = 64
+    max_schema_bytes: PositiveInt = 65_536
+
+    def limits(self) -> Limits:
+        """The request bounds as the wire models read them."""
+        return Limits(
+            json_depth=self.max_json_depth,
+            text_chars=self.max_text_chars,
+            parts=self.max_parts,
+            attribute_depth=self.max_attribute_depth,
+            attribute_keys=self.max_attribute_keys,
+            attribute_bytes=self.max_attribute_bytes,
+            references=self.max_references,
+            list_items=self.max_list_items,
+            filter_terms=self.max_filter_terms,
+            schema_bytes=self.max_schema_bytes,
+        )
 
     @model_validator(mode="after")
     def _refuse_default_admin_key(self) -> Settings:

@@ -184,3 +184,78 @@ class RecallAnswer:
     degraded: list[str] = field(default_factory=list)
     abstain: bool = False
     strategy: str = ""
+
+
+@dataclass(frozen=True)
+class RecordDraft:
+    """A record as its writer states it, already checked against the chapter's shape and the bounds.
+
+    Content parts, attributes and references stay JSON-like: the chapter carries extension parts
+    unchanged, and attributes are free-form by design.
+    """
+
+    type: str = "fact"
+    title: str | None = None
+    content: list[dict[str, Any]] = field(default_factory=list)
+    attributes: dict[str, Any] = field(default_factory=dict)
+    references: list[dict[str, Any]] = field(default_factory=list)  # {rel, record_id}
+    valid_from: str | None = None
+    valid_to: str | None = None
+    follows: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class RecordChanges:
+    """A revision: the fields in `given` replace the current version's; the others are kept."""
+
+    given: frozenset[str]
+    title: str | None = None
+    content: list[dict[str, Any]] = field(default_factory=list)
+    attributes: dict[str, Any] = field(default_factory=dict)
+    references: list[dict[str, Any]] = field(default_factory=list)
+    valid_from: str | None = None
+    valid_to: str | None = None
+
+
+@dataclass(frozen=True)
+class FilterLeaf:
+    """One condition: `field` is `type`, `attributes.<name>` or `time.<name>`."""
+
+    field: str
+    op: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class FilterGroup:
+    """`and` or `or` over filters."""
+
+    kind: Literal["and", "or"]
+    children: list[FilterLeaf | FilterGroup]
+
+
+FilterNode = FilterLeaf | FilterGroup
+
+
+@dataclass(frozen=True)
+class RecallAsk:
+    """A recall as asked: at least one signal, already checked."""
+
+    query: str | None = None
+    text: str | None = None
+    filters: FilterNode | None = None
+    types: list[str] | None = None
+    as_of: str | None = None
+    include: str = "active"
+    depth: int | None = None
+    limit: int = 10
+
+
+@dataclass(frozen=True)
+class GraphAsk:
+    """A graph read as asked."""
+
+    around: str | None = None
+    hops: int = 1
+    types: list[str] | None = None
+    limit: int = 100

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from provider import __version__
-from provider.api import errors, idempotency, middleware
+from provider.api import errors, idempotency, limits, middleware
 from provider.api.deps import Services
 from provider.api.routes import (
     admin,
@@ -98,7 +98,9 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
             subtree_cap=settings.subtree_cap,
             abstain_below=settings.abstain_below,
         ),
-        graph=GraphService(tree, Neo4jGraphStore(store), recall_store, records),
+        graph=GraphService(
+            tree, Neo4jGraphStore(store), recall_store, records, subtree_cap=settings.subtree_cap
+        ),
         idempotency=IdempotencyService(Neo4jIdempotencyStore(store)),
         erase=EraseService(tree, record_store, files, records.references),
         observe=ObserveService(tree, records, settings.provider_id),
@@ -137,6 +139,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
             await store.close()
 
     app = FastAPI(title="uhp-memory", version=__version__, lifespan=lifespan)
+    limits.install(app, settings.limits())
     idempotency.install(app)
     middleware.install(app)
     errors.install(app)

@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from provider import errors
 from provider.protocol.errors import envelope
+from provider.protocol.wire import param_of
 
 log = logging.getLogger("provider.api")
 
@@ -59,8 +60,7 @@ def _validation_error(request: Request, exc: RequestValidationError) -> errors.P
     first = exc.errors()[0] if exc.errors() else {}
     # A JSON decode error's loc ends in a character offset, not a field: it has no param.
     loc = () if first.get("type") == "json_invalid" else first.get("loc", ())
-    location = [str(part) for part in loc if part not in ("body", "query", "path")]
-    param = ".".join(location) or None
+    param = param_of(loc, str(first.get("type", "")), first.get("ctx"))
     message = f"{param or 'The request'}: {first.get('msg', 'is not valid')}."
     kind = errors.MemoryInvalidError if _memory_path(request) else errors.InvalidRequestError
     return kind(message.replace("\n", " "), param=param)

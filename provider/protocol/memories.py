@@ -2,47 +2,48 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from provider.models import GrantView, MemoryView, Page, ordered_privileges
+from provider.protocol.wire import RequestBody
 
 
-class MemoryCreate(BaseModel):
+class MemoryCreate(RequestBody):
     """Body of `POST /v1/memories`."""
-
-    model_config = ConfigDict(extra="ignore")
 
     name: str = Field(min_length=1, max_length=300, description="Human-readable name.")
     description: str = Field("", max_length=4000, description="What this memory holds; agents read it.")
-    parent_id: str | None = Field(None, description="The containing memory; null or absent for a root.")
+    parent_id: str | None = Field(
+        None, max_length=128, description="The containing memory; null or absent for a root."
+    )
     restricted: bool = Field(False, description="When true, grants on ancestors stop here.")
     provider: str | None = Field(
-        None, description="Which provider keeps the records; inherited when omitted."
+        None, max_length=128, description="Which provider keeps the records; inherited when omitted."
     )
 
 
-class MemoryUpdate(BaseModel):
+class MemoryUpdate(RequestBody):
     """Body of `PUT /v1/memories/{id}`; fields left out are left alone."""
-
-    model_config = ConfigDict(extra="ignore")
 
     name: str | None = Field(None, min_length=1, max_length=300, description="New name.")
     description: str | None = Field(None, max_length=4000, description="New description.")
     restricted: bool | None = Field(None, description="Set or lift the cutoff (needs delete).")
     parent_id: str | None = Field(
-        None, description="Move under this memory; null makes it a root (needs delete)."
+        None, max_length=128, description="Move under this memory; null makes it a root (needs delete)."
     )
 
 
-class GrantCreate(BaseModel):
+class GrantCreate(RequestBody):
     """Body of `POST /v1/memories/{id}/grants`."""
 
-    model_config = ConfigDict(extra="ignore")
-
-    principal: str = Field(description="`member:<id>`, `group:<id>` or an `x.`-prefixed kind.")
-    privileges: list[str] = Field(description="A subset of read, write, create, delete.")
+    principal: str = Field(
+        min_length=1, max_length=300, description="`member:<id>`, `group:<id>` or an `x.`-prefixed kind."
+    )
+    privileges: list[Literal["read", "write", "create", "delete"]] = Field(
+        max_length=4, description="A subset of read, write, create, delete."
+    )
 
 
 def memory_json(view: MemoryView) -> dict[str, Any]:

@@ -18,10 +18,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from provider import ids
-from provider.models import Caller
+from provider.errors import MemoryInvalidError
+from provider.models import Caller, RecordDraft
+from provider.protocol.record_requests import RecordCreate
+from provider.protocol.wire import parse
 from provider.services.records import PreparedBatch, RecordService
 
-Numbered = tuple[int, dict[str, Any]]
+Numbered = tuple[int, RecordDraft]
 
 
 @dataclass
@@ -109,13 +112,17 @@ class BulkImporter:
             yield batch, number
 
     @staticmethod
-    def _parse(number: int, line: str, summary: ImportSummary) -> dict[str, Any] | None:
+    def _parse(number: int, line: str, summary: ImportSummary) -> RecordDraft | None:
+        """A line checked exactly as `POST .../records` checks its body (a bare value is the content)."""
         try:
             body = json.loads(line)
-        except json.JSONDecodeError:
-            summary.rejected.append({"line": number, "code": "memory_invalid", "message": "Not valid JSON."})
-            return None
-        return body if isinstance(body, dict) else {"content": body}
+            return parse(RecordCreate, body if isinstance(body, dict) else {"content": body}).draft()
+        except (json.JSONDecodeError, RecursionError, ValueError):
+            message = "Not valid JSON."
+        except MemoryInvalidError as e:
+            message = e.message
+        summary.rejected.append({"line": number, "code": "memory_invalid", "message": message})
+        return None
 
     async def _prepare(
         self, caller: Caller, memory_id: str, digest: str, batch: list[Numbered]

@@ -14,8 +14,6 @@ from provider.services.records import RecordService
 from provider.services.tree import TreeService
 from provider.store.consolidations import Neo4jConsolidationStore
 
-MAX_BUDGET = 100_000
-
 
 @dataclass
 class Run:
@@ -84,10 +82,10 @@ class ConsolidationService:
         """Runs are listed, inspected and reverted."""
         return {"consolidate": "runs"}
 
-    async def start(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        """Runs the rules now, within the budget (unit: records examined)."""
+    async def start(self, caller: Caller, memory_id: str, budget_limit: int | None) -> dict[str, Any]:
+        """Runs the rules now, within the budget (unit: records examined); None: the default budget."""
         await self.tree.require(caller, memory_id, "write")
-        budget = self._budget(body.get("budget"))
+        budget = budget_limit or self.default_budget
         run, (after, after_id) = await self._open(memory_id, "request", budget, None)
         try:
             rows = await self.runs.candidates(memory_id, after, after_id)
@@ -109,16 +107,6 @@ class ConsolidationService:
             exhausted=decisions.exhausted,
         )
         return await self.get(caller, memory_id, run.id)
-
-    def _budget(self, raw: Any) -> int:
-        if raw is None:
-            return self.default_budget
-        limit = raw.get("limit") if isinstance(raw, dict) else None
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_BUDGET:
-            raise MemoryInvalidError(
-                f"budget.limit is a number of records from 1 to {MAX_BUDGET}.", param="budget"
-            )
-        return limit
 
     async def _open(
         self, memory_id: str, trigger: str, budget: int, revert_of: str | None

@@ -9,14 +9,12 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from provider.errors import MemoryInvalidError, RecordNotFoundError
+from provider.errors import RecordNotFoundError
 from provider.models import Caller
 from provider.services.files import FileService
 from provider.services.references import ReferenceResolver
 from provider.services.tree import TreeService
 from provider.store.records import Neo4jRecordStore
-
-MAX_IDS = 1000
 
 # What stays behind after an erase, outside the provider's reach until time passes. Each entry is
 # true of this deployment: the local server and the compose file configure both to rotate.
@@ -45,19 +43,9 @@ class EraseService:
         """Erase reports what it cannot reach."""
         return {"erase": {"unreachable": "reported", "derived": "erased"}}
 
-    async def erase(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def erase(self, caller: Caller, memory_id: str, record_ids: list[str]) -> dict[str, Any]:
         """Removes every version of the named records and of records derived only from them."""
         await self.tree.require(caller, memory_id, "delete")
-        record_ids = body.get("record_ids")
-        if (
-            not isinstance(record_ids, list)
-            or not record_ids
-            or len(record_ids) > MAX_IDS
-            or not all(isinstance(r, str) for r in record_ids)
-        ):
-            raise MemoryInvalidError(
-                f"record_ids is a list of 1 to {MAX_IDS} record ids.", param="record_ids"
-            )
         plan = await self.records.erase_plan(memory_id, sorted(set(record_ids)))
         if plan["missing"]:
             raise RecordNotFoundError("A record named is not in this memory.", param="record_ids")

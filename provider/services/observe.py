@@ -7,18 +7,17 @@ entity, in the memory or an ancestor the observer may read, whose title or decla
 
 from __future__ import annotations
 
+import asyncio
 import re
 import unicodedata
 from typing import Any
 
 from provider import ids
-from provider.errors import MemoryInvalidError
 from provider.models import Caller, ReadRecord, Writer
+from provider.protocol.record_requests import EpisodeIn
 from provider.services import content as rules
 from provider.services.records import RecordService
 from provider.services.tree import TreeService
-
-MAX_EPISODES = 500
 
 
 def normalise(text: str) -> str:
@@ -66,27 +65,21 @@ class ObserveService:
         """Episodes are kept; derivation (entity links) happens before the answer."""
         return {"derivation": "write_time", "observe": {"keeps_episodes": True, "answers": "records"}}
 
-    async def observe(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> list[ReadRecord]:
+    async def observe(self, caller: Caller, memory_id: str, episodes: list[EpisodeIn]) -> list[ReadRecord]:
         """Keeps each episode as an `episode` record written by the provider on the observer's behalf."""
-        episodes = body.get("episodes")
-        if not isinstance(episodes, list) or not episodes or len(episodes) > MAX_EPISODES:
-            raise MemoryInvalidError(f"episodes is a list of 1 to {MAX_EPISODES} episodes.", param="episodes")
         await self.tree.require(caller, memory_id, "write")
         matcher = EntityMatcher(
             await self.records.records.entities(await self._entity_memories(caller, memory_id))
         )
         writer = Writer(kind="provider", id=self.provider_id, on_behalf_of=caller.principal)
-        bodies = []
-        for index, episode in enumerate(episodes):
-            if not isinstance(episode, dict):
-                raise MemoryInvalidError("Each episode is an object with content.", param=f"episodes.{index}")
-            content = rules.normalise_content(episode.get("content"), title=None)
-            if all(p.get("type") == "text" and not str(p.get("text") or "").strip() for p in content):
-                raise MemoryInvalidError("An episode cannot be empty.", param=f"episodes.{index}.content")
-            text = rules.words_of(None, content)
-            about = [{"rel": "about", "record_id": e["id"]} for e in matcher.mentioned(text)]
-            bodies.append((ids.new_id(ids.RECORD), {**episode, "type": "episode", "references": about}))
-        versions = await self.records.remember_stamped(caller, memory_id, bodies, writer)
+        texts = [rules.words_of(e.title, [p.stored() for p in e.content]) for e in episodes]
+        # Matching every name against every episode is CPU work: it runs off the event loop.
+        mentions = await asyncio.to_thread(lambda: [matcher.mentioned(text) for text in texts])
+        drafts = [
+            (ids.new_id(ids.RECORD), episode.draft([{"rel": "about", "record_id": e["id"]} for e in found]))
+            for episode, found in zip(episodes, mentions, strict=True)
+        ]
+        versions = await self.records.remember_stamped(caller, memory_id, drafts, writer)
         return await self.records.references.for_reads(caller, versions)
 
     async def _entity_memories(self, caller: Caller, memory_id: str) -> list[str]:

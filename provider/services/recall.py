@@ -4,68 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from provider import ids
 from provider.embeddings import Embedder
-from provider.errors import MemoryInvalidError
-from provider.models import Caller, MemoryView, ReadRecord, RecallAnswer, RecordVersion
+from provider.models import Caller, MemoryView, ReadRecord, RecallAnswer, RecallAsk, RecordVersion
 from provider.services.filters import compile_filters
 from provider.services.fusion import Fused, fuse
 from provider.services.records import RecordService
 from provider.services.tree import TreeService
-from provider.store.recall import Neo4jRecallStore, VersionHit
+from provider.store.recall import TEXT_WORDS, Neo4jRecallStore, VersionHit, words_cut
 
 SIGNALS = ("query", "text", "filters")
 HISTORY_CAP = 50_000
-
-
-@dataclass
-class RecallRequest:
-    """The validated body of a recall."""
-
-    query: str | None = None
-    text: str | None = None
-    filters: Any = None
-    types: list[str] | None = None
-    as_of: str | None = None
-    include: str = "active"
-    depth: int | None = None
-    limit: int = 10
-
-
-def parse_request(body: dict[str, Any]) -> RecallRequest:
-    """Checks the shape; at least one signal; limit 1 to 100; depth ≥ 0."""
-    request = RecallRequest(
-        query=body.get("query"),
-        text=body.get("text"),
-        filters=body.get("filters"),
-        types=body.get("types"),
-        as_of=body.get("as_of"),
-        include=body.get("include") or "active",
-        depth=body.get("depth"),
-        limit=body.get("limit", 10),
-    )
-    for name in ("query", "text", "as_of"):
-        value = getattr(request, name)
-        if value is not None and not isinstance(value, str):
-            raise MemoryInvalidError(f"{name} is a string.", param=name)
-    if not (request.query or request.text or request.filters is not None):
-        raise MemoryInvalidError("Ask with query, text or filters.", param="query")
-    if isinstance(request.limit, bool) or not isinstance(request.limit, int) or not 1 <= request.limit <= 100:
-        raise MemoryInvalidError("limit is an integer from 1 to 100.", param="limit")
-    if request.depth is not None and (
-        isinstance(request.depth, bool) or not isinstance(request.depth, int) or request.depth < 0
-    ):
-        raise MemoryInvalidError("depth is an integer of 0 or more.", param="depth")
-    if request.types is not None and not (
-        isinstance(request.types, list) and all(isinstance(t, str) for t in request.types)
-    ):
-        raise MemoryInvalidError("types is a list of type names.", param="types")
-    if request.include not in ("active", "all"):
-        raise MemoryInvalidError("include is active or all.", param="include")
-    return request
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -106,25 +57,27 @@ class RecallService:
             }
         }
 
-    async def recall(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> RecallAnswer:
+    async def recall(self, caller: Caller, memory_id: str, request: RecallAsk) -> RecallAnswer:
         """Scope, retrieve per signal, fuse, hydrate, judge."""
-        request = parse_request(body)
         # Depth 0 still fetches one level down: the answer names the children to walk to next.
         reach = await self.tree.readable_scope(
             caller, memory_id, max(request.depth, 1) if request.depth is not None else None
         )
         reach.require("read")
         scope, degraded = self._capped([memory_id] if request.depth == 0 else reach.readable_scope())
+        if request.text and words_cut(request.text):
+            degraded.append(f"text:words_capped_at_{TEXT_WORDS}")
         dnf = compile_filters(request.filters, request.types)
         parent_id = reach.chain[-1] if reach.chain else None
         children_ids = reach.visible_children()
         # The memories the answer names (the parent, the children, and where results live: mostly the
         # asked memory or a child) are read while the signals run; a result deeper down is read after.
         named = ([parent_id] if parent_id else []) + children_ids
-        (ranked, best, strategy, instant), early_views = await asyncio.gather(
+        (ranked, best, strategy, instant, cut), early_views = await asyncio.gather(
             self._ranked(caller, request, scope, dnf),
             self.tree.views(caller, sorted({*named, memory_id})),
         )
+        degraded += cut
         views = {v.node.id: v for v in early_views}
         ranked = ranked[: request.limit]
         deeper = sorted({h.memory_id for h in ranked} - views.keys())
@@ -142,13 +95,14 @@ class RecallService:
         )
 
     async def _ranked(
-        self, caller: Caller, request: RecallRequest, scope: list[str], dnf: Any
-    ) -> tuple[list[Fused], float | None, str, int | None]:
+        self, caller: Caller, request: RecallAsk, scope: list[str], dnf: Any
+    ) -> tuple[list[Fused], float | None, str, int | None, list[str]]:
         """The fused ranking, its best similarity, how it was found, and the instant it is true at."""
         instant = await self.records.instant(caller, request.as_of)
         if instant is not None or request.include == "all":
-            return (*await self._history(request, scope, dnf, instant), instant)
-        return (*await self._current(request, scope, dnf), instant)
+            fused, best, strategy, cut = await self._history(request, scope, dnf, instant)
+            return fused, best, strategy, instant, cut
+        return (*await self._current(request, scope, dnf), instant, [])
 
     def _capped(self, scope: list[str]) -> tuple[list[str], list[str]]:
         if len(scope) <= self.subtree_cap:
@@ -156,7 +110,7 @@ class RecallService:
         return scope[: self.subtree_cap], [f"subtree:capped_at_{self.subtree_cap}_memories"]
 
     async def _current(
-        self, request: RecallRequest, scope: list[str], dnf: Any
+        self, request: RecallAsk, scope: list[str], dnf: Any
     ) -> tuple[list[Fused], float | None, str]:
         k = max(request.limit * 2, 20)
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
@@ -187,23 +141,26 @@ class RecallService:
         return fused, best, strategy
 
     async def _history(
-        self, request: RecallRequest, scope: list[str], dnf: Any, instant: int | None
-    ) -> tuple[list[Fused], float | None, str]:
+        self, request: RecallAsk, scope: list[str], dnf: Any, instant: int | None
+    ) -> tuple[list[Fused], float | None, str, list[str]]:
         at = instant if instant is not None else ids.now_ms() + 1
-        rows = await self.store.versions(scope, at, request.include == "all", dnf, HISTORY_CAP)
+        rows = await self.store.versions(scope, at, request.include == "all", dnf, HISTORY_CAP + 1)
+        cut = [f"history:capped_at_{HISTORY_CAP}_versions"] if len(rows) > HISTORY_CAP else []
+        rows = rows[:HISTORY_CAP]
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
         if request.query:
             vector = (await self.embedder.embed([request.query]))[0]
-            scored = [(r, cosine(vector, r.embedding)) for r in rows if r.embedding]
-            scored.sort(key=lambda pair: -pair[1])
+            # Up to HISTORY_CAP cosines in Python: CPU work that must not hold the event loop.
+            scored = await asyncio.to_thread(_by_similarity, vector, rows)
             rankings["query"] = [(r.record_id, r.memory_id, s) for r, s in scored[: request.limit * 2]]
         if request.text:
-            rankings["text"] = _word_ranking(rows, request.text)[: request.limit * 2]
+            ranking = await asyncio.to_thread(_word_ranking, rows, request.text)
+            rankings["text"] = ranking[: request.limit * 2]
         if not rankings:
             rankings["filters"] = [(r.record_id, r.memory_id, None) for r in rows[: request.limit * 2]]
         fused = fuse(rankings)
         best = max((h.similarity for h in fused if h.similarity is not None), default=None)
-        return fused, best, "history_scan"
+        return fused, best, "history_scan", cut
 
     async def _hydrate(
         self, caller: Caller, ranked: list[Fused], instant: int | None, views: dict[str, MemoryView]
@@ -244,12 +201,18 @@ class RecallService:
         parent = readable.get(parent_id) if parent_id else None
         return parent, [readable[c] for c in children if c in readable]
 
-    def _abstain(self, request: RecallRequest, results: list[Any], best: float | None) -> bool:
+    def _abstain(self, request: RecallAsk, results: list[Any], best: float | None) -> bool:
         if not results:
             return True
         if request.query and not request.text and request.filters is None:
             return best is None or best < self.abstain_below
         return False
+
+
+def _by_similarity(vector: list[float], rows: list[VersionHit]) -> list[tuple[VersionHit, float]]:
+    scored = [(r, cosine(vector, r.embedding)) for r in rows if r.embedding]
+    scored.sort(key=lambda pair: -pair[1])
+    return scored
 
 
 def _word_ranking(rows: list[VersionHit], text: str) -> list[tuple[str, str, float | None]]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from provider import ids
+from provider import access, ids
 from provider.embeddings import Embedder
 from provider.errors import (
     MemoryInvalidError,
@@ -16,7 +16,15 @@ from provider.errors import (
     RecordNotFoundError,
     UnavailableError,
 )
-from provider.models import Caller, ReadRecord, RecordVersion, StoredRecord, Writer
+from provider.models import (
+    Caller,
+    ReadRecord,
+    RecordChanges,
+    RecordDraft,
+    RecordVersion,
+    StoredRecord,
+    Writer,
+)
 from provider.services import content as rules
 from provider.services.files import FileService
 from provider.services.references import ReferenceResolver
@@ -52,16 +60,16 @@ class RecordService:
         self.files = files
         self.references = ReferenceResolver(tree, records)
 
-    async def remember(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> ReadRecord:
+    async def remember(self, caller: Caller, memory_id: str, draft: RecordDraft) -> ReadRecord:
         """Writes one record as stated; needs write.
 
         The access check and the validation and embedding run side by side (the model is the slow part):
-        nothing is written before the check passes, and its refusal outranks any other error, so a caller
-        without write learns nothing from the body's errors.
+        nothing is written before the check passes, and its refusal outranks the errors found in the
+        store (files, references), so a caller without write learns nothing from them.
         """
         checked, prepared = await asyncio.gather(
             self.tree.require(caller, memory_id, "write"),
-            self._prepared_one(caller, memory_id, body),
+            self._prepared_one(caller, memory_id, draft),
             return_exceptions=True,
         )
         if isinstance(checked, BaseException):
@@ -73,25 +81,25 @@ class RecordService:
             raise RecordNotFoundError("The memory was deleted while the record was written.")
         return await self._as_read(caller, version)
 
-    async def _prepared_one(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> EmbeddedRow:
-        version = await self.stated_version(caller, memory_id, body, ids.new_id(ids.RECORD))
+    async def _prepared_one(self, caller: Caller, memory_id: str, draft: RecordDraft) -> EmbeddedRow:
+        version = await self.stated_version(caller, memory_id, draft, ids.new_id(ids.RECORD))
         return (await self._embedded([version]))[0]
 
     async def prepare_many(
-        self, caller: Caller, memory_id: str, bodies: list[tuple[str, dict[str, Any]]]
+        self, caller: Caller, memory_id: str, drafts: list[tuple[str, RecordDraft]]
     ) -> PreparedBatch:
         """Checks, validates and embeds a batch without writing it (the importer overlaps the steps)."""
         await self.tree.require(caller, memory_id, "write")
         versions: list[RecordVersion] = []
         refused: dict[str, ProviderError] = {}
         # A replayed batch: what exists already is neither validated nor embedded again.
-        present = await self.records.locate([record_id for record_id, _ in bodies])
-        known = await self.references.locate_all([body for _, body in bodies])
-        for record_id, body in bodies:
+        present = await self.records.locate([record_id for record_id, _ in drafts])
+        known = await self.references.locate_all([draft for _, draft in drafts])
+        for record_id, draft in drafts:
             if record_id in present:
                 continue
             try:
-                versions.append(await self.stated_version(caller, memory_id, body, record_id, known=known))
+                versions.append(await self.stated_version(caller, memory_id, draft, record_id, known=known))
             except (MemoryInvalidError, MemoryUnsupportedError) as e:
                 refused[record_id] = e
         return PreparedBatch(rows=await self._embedded(versions), refused=refused)
@@ -101,13 +109,15 @@ class RecordService:
         return await self.records.create_many(prepared.rows)
 
     async def remember_stamped(
-        self, caller: Caller, memory_id: str, bodies: list[tuple[str, dict[str, Any]]], writer: Writer
+        self, caller: Caller, memory_id: str, drafts: list[tuple[str, RecordDraft]], writer: Writer
     ) -> list[RecordVersion]:
-        """Records the provider writes itself (observe, consolidation): validated, then stamped `writer`."""
-        known = await self.references.locate_all([body for _, body in bodies])
+        """Records the provider writes itself (observe, consolidation): completed, then stamped `writer`."""
+        known = await self.references.locate_all([draft for _, draft in drafts])
         versions = [
-            replace(await self.stated_version(caller, memory_id, body, record_id, known=known), writer=writer)
-            for record_id, body in bodies
+            replace(
+                await self.stated_version(caller, memory_id, draft, record_id, known=known), writer=writer
+            )
+            for record_id, draft in drafts
         ]
         await self.records.create_many(await self._embedded(versions))
         return versions
@@ -124,50 +134,34 @@ class RecordService:
         self,
         caller: Caller,
         memory_id: str,
-        body: dict[str, Any],
+        draft: RecordDraft,
         record_id: str,
         *,
         known: Mapping[str, str] | None = None,
     ) -> RecordVersion:
-        """The first version of a record as the writer states it, validated and stamped."""
-        if not isinstance(body, dict):
-            raise MemoryInvalidError("A record is a JSON object.", param="record")
-        title = rules.normalise_title(body.get("title"))
-        content = await self.files.complete(caller, rules.normalise_content(body.get("content"), title=title))
-        stated = rules.normalise_time(body.get("time"))
+        """The first version of a record as the writer states it, its files completed, stamped."""
+        if draft.follows is not None and not caller.via_server:
+            raise MemoryInvalidError("Only the server marks a record as following a source.", param="follows")
         return RecordVersion(
             record_id=record_id,
             memory_id=memory_id,
-            type=rules.normalise_type(body.get("type")),
-            title=title,
-            content=content,
-            attributes=rules.normalise_attributes(body.get("attributes")),
-            references=await self.references.for_write(
-                rules.normalise_references(body.get("references")), known
-            ),
+            type=draft.type,
+            title=draft.title,
+            content=await self.files.complete(caller, draft.content),
+            attributes=draft.attributes,
+            references=await self.references.for_write(draft.references, known),
             version=1,
             status="active",
             supersedes=None,
-            valid_from=stated["valid_from"],
-            valid_to=stated["valid_to"],
+            valid_from=draft.valid_from,
+            valid_to=draft.valid_to,
             written_at=ids.now_ms(),
             invalidated_at=None,
             superseded_at=None,
             forgotten_at=None,
             writer=writer_of(caller),
-            follows=self._follows(caller, body),
+            follows=draft.follows,
         )
-
-    @staticmethod
-    def _follows(caller: Caller, body: dict[str, Any]) -> dict[str, Any] | None:
-        follows = body.get("follows")
-        if follows is None:
-            return None
-        if not caller.via_server:
-            raise MemoryInvalidError("Only the server marks a record as following a source.", param="follows")
-        if not isinstance(follows, dict) or not all(isinstance(follows.get(k), str) for k in ("kind", "id")):
-            raise MemoryInvalidError("follows is {kind, id, name}.", param="follows")
-        return {k: follows[k] for k in ("kind", "id", "name") if k in follows}
 
     async def _embedding(self, words: str) -> list[float] | None:
         if not words.strip():
@@ -219,14 +213,14 @@ class RecordService:
         return reads, encode_cursor(start + limit) if len(page) > limit else None
 
     async def revise(
-        self, caller: Caller, memory_id: str, record_id: str, body: dict[str, Any]
+        self, caller: Caller, memory_id: str, record_id: str, changes: RecordChanges
     ) -> ReadRecord:
         """A new version built on the current one; retried when another revision lands first."""
         for _ in range(REVISE_ATTEMPTS):
             stored = await self._stored(caller, memory_id, record_id, "write")
             current = stored.latest()
             self._check_revisable(current)
-            version, words = await self._next_version(caller, current, body)
+            version, words = await self._next_version(caller, current, changes)
             if await self.records.revise(
                 version, words, await self._embedding(words), stored.versions[0].written_at
             ):
@@ -243,25 +237,23 @@ class RecordService:
             raise MemoryInvalidError("A forgotten record cannot be revised.", param="record_id")
 
     async def _next_version(
-        self, caller: Caller, current: RecordVersion, body: dict[str, Any]
+        self, caller: Caller, current: RecordVersion, changes: RecordChanges
     ) -> tuple[RecordVersion, str]:
-        title = rules.normalise_title(body["title"]) if "title" in body else current.title
+        given = changes.given
+        title = changes.title if "title" in given else current.title
         content = current.content
-        if "content" in body:
+        if "content" in given:
             held = frozenset(p["file"]["id"] for p in current.content if p.get("type") == "file")
-            parts = rules.normalise_content(body["content"], title=title)
-            content = await self.files.complete(caller, parts, kept=held)
-        stated = (
-            rules.normalise_time(body["time"])
-            if "time" in body
-            else {"valid_from": current.valid_from, "valid_to": current.valid_to}
-        )
-        attributes = (
-            rules.normalise_attributes(body["attributes"]) if "attributes" in body else current.attributes
-        )
+            content = await self.files.complete(caller, changes.content, kept=held)
+        if not title and all(p.get("type") == "text" and not p["text"].strip() for p in content):
+            raise MemoryInvalidError("A record needs content or a title.", param="content")
+        timed = "time" in given
+        valid_from = changes.valid_from if timed else current.valid_from
+        valid_to = changes.valid_to if timed else current.valid_to
+        attributes = changes.attributes if "attributes" in given else current.attributes
         references = current.references
-        if "references" in body:
-            asked = await self.references.for_write(rules.normalise_references(body["references"]))
+        if "references" in given:
+            asked = await self.references.for_write(changes.references)
             references = await self.references.keep_unseen(caller, current.references, asked)
         version = replace(
             current,
@@ -272,8 +264,8 @@ class RecordService:
             version=current.version + 1,
             status="active",
             supersedes=current.version,
-            valid_from=stated["valid_from"],
-            valid_to=stated["valid_to"],
+            valid_from=valid_from,
+            valid_to=valid_to,
             written_at=ids.now_ms(),
             invalidated_at=None,
             superseded_at=None,
@@ -307,9 +299,9 @@ class RecordService:
             return None
         if as_of.startswith(ids.SNAPSHOT):
             snapshot = await self.records.snapshot(as_of)
-            if snapshot is None:
-                raise MemoryInvalidError("No snapshot with that id exists.", param="as_of")
-            await self.tree.require(caller, snapshot["memory_id"], "read")
+            views = await self.tree.views(caller, [snapshot["memory_id"]]) if snapshot else []
+            if snapshot is None or not access.may(views[0].privileges if views else None, "read"):
+                raise MemoryInvalidError("No snapshot with that id is readable here.", param="as_of")
             return int(snapshot["at"])
         try:
             return ids.parse_instant(as_of)

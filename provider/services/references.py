@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from provider import access
 from provider.errors import MemoryInvalidError
-from provider.models import Caller, ReadRecord, RecordVersion
+from provider.models import Caller, ReadRecord, RecordDraft, RecordVersion
 from provider.services.tree import TreeService
 from provider.store.records import Neo4jRecordStore
 
@@ -21,7 +22,7 @@ class ReferenceResolver:
     async def for_write(
         self, refs: list[dict[str, Any]], known: Mapping[str, str] | None = None
     ) -> list[dict[str, Any]]:
-        """Fills in each target's memory from its record id; an unknown record is refused.
+        """Fills in each target's memory from its record id (None for a record that does not exist).
 
         `known` holds locations a batch writer looked up once for all its records.
         """
@@ -31,32 +32,23 @@ class ReferenceResolver:
         missing = sorted({r["record_id"] for r in refs} - set(located))
         if missing:
             located.update(await self.records.locate(missing))
-        resolved = []
-        for i, ref in enumerate(refs):
-            memory_id = located.get(ref["record_id"])
-            if memory_id is None:
-                raise MemoryInvalidError(
-                    "A reference names a record that does not exist.", param=f"references.{i}.record_id"
-                )
-            resolved.append({"rel": ref["rel"], "memory_id": memory_id, "record_id": ref["record_id"]})
-        return resolved
+        # A target that does not exist is kept by id, as one the writer cannot read is: see access.py.
+        return [
+            {"rel": ref["rel"], "memory_id": located.get(ref["record_id"]), "record_id": ref["record_id"]}
+            for ref in refs
+        ]
 
-    async def locate_all(self, bodies: list[dict[str, Any]]) -> dict[str, str]:
-        """Where every record any of these bodies references lives, in one round trip."""
-        wanted = {
-            ref["record_id"]
-            for body in bodies
-            if isinstance(body, dict) and isinstance(body.get("references"), list)
-            for ref in body["references"]
-            if isinstance(ref, dict) and isinstance(ref.get("record_id"), str)
-        }
+    async def locate_all(self, drafts: list[RecordDraft]) -> dict[str, str]:
+        """Where every record any of these drafts references lives, in one round trip."""
+        wanted = {ref["record_id"] for draft in drafts for ref in draft.references}
         return await self.records.locate(sorted(wanted)) if wanted else {}
 
-    async def readable(self, caller: Caller, memory_ids: set[str]) -> set[str]:
+    async def readable(self, caller: Caller, memory_ids: set[str | None]) -> set[str]:
         """Which of these memories the caller may read."""
-        if not memory_ids:
+        known = sorted(m for m in memory_ids if m is not None)
+        if not known:
             return set()
-        views = await self.tree.views(caller, sorted(memory_ids))
+        views = await self.tree.views(caller, known)
         return {v.node.id for v in views if "read" in v.privileges}
 
     async def for_reads(self, caller: Caller, versions: list[RecordVersion]) -> list[ReadRecord]:
@@ -64,7 +56,8 @@ class ReferenceResolver:
         targets = {r["memory_id"] for v in versions for r in v.references}
         readable = await self.readable(caller, targets)
         return [
-            ReadRecord(version=v, references=[_shown(r, readable) for r in v.references]) for v in versions
+            ReadRecord(version=v, references=[access.shown_reference(r, readable) for r in v.references])
+            for v in versions
         ]
 
     async def keep_unseen(
@@ -84,14 +77,3 @@ class ReferenceResolver:
             if sum(1 for r in merged if r["rel"] == rel) > 1:
                 raise MemoryInvalidError(f"A record names at most one {rel}.", param="references")
         return merged
-
-
-def _shown(ref: dict[str, Any], readable: set[str]) -> dict[str, Any]:
-    if ref["memory_id"] in readable:
-        return {
-            "rel": ref["rel"],
-            "memory_id": ref["memory_id"],
-            "record_id": ref["record_id"],
-            "available": True,
-        }
-    return {"record_id": ref["record_id"], "available": False}

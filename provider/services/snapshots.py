@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from provider import ids
-from provider.errors import MemoryInvalidError, MemoryNotFoundError
+from provider.errors import MemoryNotFoundError
 from provider.models import Caller
 from provider.services.tree import TreeService
 from provider.store.records import Neo4jRecordStore
@@ -30,16 +30,14 @@ class SnapshotService:
         self.tree = tree
         self.records = records
 
-    async def create(self, caller: Caller, memory_id: str, name: Any, message: Any) -> dict[str, Any]:
+    async def create(self, caller: Caller, memory_id: str, name: str, message: str | None) -> dict[str, Any]:
         """Copies nothing: stores the name and the server's clock."""
         await self.tree.require(caller, memory_id, "write")
-        if not isinstance(name, str) or not name.strip() or len(name) > 300:
-            raise MemoryInvalidError("A snapshot needs a name of at most 300 characters.", param="name")
         row = await self.records.create_snapshot(
             id=ids.new_id(ids.SNAPSHOT),
             memory_id=memory_id,
             name=name,
-            message=message if isinstance(message, str) else "",
+            message=message or "",
             at=ids.now_ms(),
         )
         if row is None:

@@ -59,6 +59,17 @@ def view_of(facts: MemoryFacts) -> MemoryView:
 
 
 @dataclass(frozen=True)
+class MemoryDraft:
+    """A new memory as asked for."""
+
+    name: str
+    description: str = ""
+    parent_id: str | None = None
+    restricted: bool = False
+    provider: str | None = None
+
+
+@dataclass(frozen=True)
 class MemoryChanges:
     """A PUT body: None means leave alone; `move` says whether parent_id was given at all."""
 
@@ -103,20 +114,20 @@ class TreeService:
         access.require(view.privileges, privilege)
         return view
 
-    async def create(self, caller: Caller, body: dict[str, Any]) -> MemoryView:
+    async def create(self, caller: Caller, draft: MemoryDraft) -> MemoryView:
         """A new memory; `create` on the parent when one is named."""
-        parent_id = body.get("parent_id")
+        parent_id = draft.parent_id
         if parent_id:
             await self.require(caller, parent_id, "create")
-        provider = body.get("provider")
+        provider = draft.provider
         if provider is not None and provider != self.default_provider:
             raise MemoryInvalidError("No connected provider has that id.", param="provider")
         created = await self.memories.create(
             id=ids.new_id(ids.MEMORY),
-            name=body["name"],
-            description=body.get("description") or "",
+            name=draft.name,
+            description=draft.description,
             parent_id=parent_id,
-            restricted=bool(body.get("restricted", False)),
+            restricted=draft.restricted,
             provider=provider,
             default_provider=self.default_provider,
             grant_id=ids.new_id(ids.GRANT),

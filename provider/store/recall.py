@@ -13,6 +13,7 @@ from provider.store.records import version_from
 LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 WORD = re.compile(r"\w", re.UNICODE)
 SCOPE_CLAUSE_MAX = 400
+TEXT_WORDS = 64  # words of a full-text search that reach Lucene
 # Measured (bench/filtered_ann.py, 100,000 records, 2 cores): an exact scan costs ~15-30 us a record
 # (4,000: ~60 ms; 15,000: ~250 ms), an index search with exact re-ranking 20-40 ms at recall@10 1.0.
 EXACT_MAX_RECORDS = 5_000
@@ -27,7 +28,12 @@ def lucene_terms(text: str) -> list[str]:
     AND, *, quotes and brackets become plain words; a word with no letter or digit is dropped.
     """
     escaped = [LUCENE_SPECIAL.sub(r"\\\1", word) for word in text.split() if WORD.search(word)]
-    return ['"' + word + '"' for word in escaped[:64]]
+    return ['"' + word + '"' for word in escaped[:TEXT_WORDS]]
+
+
+def words_cut(text: str) -> bool:
+    """True when full text uses only the first TEXT_WORDS words (recall reports it in `degraded`)."""
+    return sum(1 for word in text.split() if WORD.search(word)) > TEXT_WORDS
 
 
 def cosine_from_neo4j(score: float) -> float:

@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase
 
+from provider.protocol.recall_requests import RecallRequest
 from provider.services.filters import compile_filters
 from provider.store.catalogue import statement
 from provider.store.recall import Neo4jRecallStore
@@ -67,7 +68,7 @@ def test_the_newest_first_walk_answers_what_the_sorting_scan_does(
     everything = driver.execute_query("MATCH (m:Memory) RETURN collect(m.id) AS ids").records[0]["ids"]
     try:
         for tree in FILTERS:
-            dnf = compile_filters(tree)
+            dnf = compile_filters(RecallRequest.model_validate({"filters": tree, "text": "x"}).ask().filters)
             for k in (3, 12, 40):
                 found, how = portal.call(partial(store.fields, everything, dnf, k))
                 assert how == "fields_newest"

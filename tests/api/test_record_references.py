@@ -60,7 +60,6 @@ def test_every_rel_is_carried_unchanged(lab: Lab, alice: Member) -> None:
 @pytest.mark.parametrize(
     "refs",
     [
-        [{"rel": "about", "record_id": "hrec_" + "0" * 32}],
         [{"rel": "about"}],
         [{"rel": "about", "record_id": ""}],
         [{"rel": 5, "record_id": "{target}"}],
@@ -68,7 +67,7 @@ def test_every_rel_is_carried_unchanged(lab: Lab, alice: Member) -> None:
         [{"rel": "object", "record_id": "{target}"}, {"rel": "object", "record_id": "{target}"}],
         {"rel": "about", "record_id": "{target}"},
     ],
-    ids=["unknown record", "no record_id", "empty record_id", "rel a number", "two subjects", "two objects",
+    ids=["no record_id", "empty record_id", "rel a number", "two subjects", "two objects",
          "not a list"],
 )  # fmt: skip
 def test_a_bad_reference_is_422_memory_invalid(lab: Lab, alice: Member, refs: Any) -> None:
@@ -101,6 +100,28 @@ def test_a_reference_needs_no_read_on_its_target_and_reads_as_unavailable(
     assert lab.page(bob, notes)["data"][0]["references"] == [hidden(target["id"])]
     lab.grant(bob, notes, alice, "read")
     assert lab.get(alice, notes, record["id"])["references"] == [shown("about", secret, target["id"])]
+
+
+def test_a_reference_to_no_record_answers_as_one_to_a_hidden_record(
+    lab: Lab, alice: Member, bob: Member
+) -> None:
+    """Unknown and hidden look the same: the write is no oracle of which record ids exist elsewhere."""
+    secret = lab.memory(alice)
+    target = lab.remember(alice, secret, type="entity", content="Quillon Freight")
+    notes = lab.memory(bob)
+    nowhere = "hrec_" + "0" * 32
+    to_hidden = lab.post(
+        bob, notes, {"content": "x", "references": [{"rel": "about", "record_id": target["id"]}]}
+    )
+    to_nothing = lab.post(
+        bob, notes, {"content": "x", "references": [{"rel": "about", "record_id": nowhere}]}
+    )
+    assert to_hidden.status_code == to_nothing.status_code == 200
+    assert to_hidden.json()["references"] == [hidden(target["id"])]
+    assert to_nothing.json()["references"] == [hidden(nowhere)]
+    assert lab.get(bob, notes, to_nothing.json()["id"])["references"] == [hidden(nowhere)]
+    lab.grant(bob, notes, alice, "read")
+    assert lab.get(alice, notes, to_nothing.json()["id"])["references"] == [hidden(nowhere)]
 
 
 def test_a_reviser_keeps_the_references_it_could_not_see(

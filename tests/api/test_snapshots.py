@@ -102,7 +102,12 @@ def test_reading_as_of_a_snapshot_needs_read_on_its_memory(lab: Lab, alice: Memb
     mine = lab.memory(bob)
     record = lab.remember(bob, mine)
     response = lab.read(bob, mine, record["id"], as_of=made["id"])
-    assert response.status_code == 404, response.text
+    # Unknown and hidden look the same: a snapshot of a memory bob cannot read is no snapshot at all.
+    unknown = lab.read(bob, mine, record["id"], as_of="hsnp_" + "0" * 32)
+    assert_error(response, 422, "memory_invalid")
+    assert_error(unknown, 422, "memory_invalid")
+    assert response.json()["error"]["message"] == unknown.json()["error"]["message"]
+    assert response.json()["error"]["param"] == unknown.json()["error"]["param"] == "as_of"
 
 
 @pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "   "}, {"name": 3}, {"name": "n" * 301}])

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter
 
 from provider.api.deps import CallerDep, ServicesDep
+from provider.protocol.lifecycle_requests import ConsolidationStart
 
 router = APIRouter(prefix="/v1/memories/{memory_id}/consolidations", tags=["consolidations"])
 
@@ -16,10 +17,11 @@ async def start(
     memory_id: str,
     services: ServicesDep,
     caller: CallerDep,
-    body: Annotated[dict[str, Any] | None, Body(description="`{budget: {limit}}`.")] = None,
+    body: ConsolidationStart | None = None,
 ) -> dict[str, Any]:
     """Runs consolidation now (needs write)."""
-    return await services.consolidation.start(caller, memory_id, body or {})
+    limit = body.budget.limit if body and body.budget else None
+    return await services.consolidation.start(caller, memory_id, limit)
 
 
 @router.get("")

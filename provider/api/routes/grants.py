@@ -24,7 +24,9 @@ async def create_grant(
     memory_id: str, body: GrantCreate, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
     """Gives (or replaces) a principal's privileges on this memory; needs delete."""
-    return grant_json(await services.grants.create(caller, memory_id, body.principal, body.privileges))
+    return grant_json(
+        await services.grants.create(caller, memory_id, body.principal, list[str](body.privileges))
+    )
 
 
 @router.delete("/{grant_id}")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter
 
 from provider.api.deps import CallerDep, ServicesDep
+from provider.protocol.recall_requests import GraphRequest
 from provider.protocol.records import record_json
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["graph"])
@@ -15,12 +16,12 @@ router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["graph"])
 @router.post("/graph")
 async def graph(
     memory_id: str,
-    body: Annotated[dict[str, Any], Body(description="`MemoryGraphRequest`.")],
+    body: GraphRequest,
     services: ServicesDep,
     caller: CallerDep,
 ) -> dict[str, Any]:
     """Records as nodes, references as edges, around one record or for the whole readable subtree."""
-    answer = await services.graph.read(caller, memory_id, body)
+    answer = await services.graph.read(caller, memory_id, body.ask())
     return {
         "object": "memory.graph",
         "nodes": [{"record": record_json(read), "memory": memory} for read, memory in answer["nodes"]],

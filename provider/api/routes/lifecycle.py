@@ -4,29 +4,32 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Query
 
 from provider.api.deps import CallerDep, ServicesDep
+from provider.protocol.lifecycle_requests import EraseRequest
+from provider.protocol.record_requests import ObserveRequest
 from provider.protocol.records import record_json
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["lifecycle"])
-
-JsonObject = Annotated[dict[str, Any], Body(description="The chapter's request object.")]
+PRIME_BUDGET_MAX = 100_000
 
 
 @router.post("/observe")
 async def observe(
-    memory_id: str, body: JsonObject, services: ServicesDep, caller: CallerDep
+    memory_id: str, body: ObserveRequest, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
     """Appends episodes; entity links are derived before the answer, so it is 200 with the records."""
-    kept = await services.observe.observe(caller, memory_id, body)
+    kept = await services.observe.observe(caller, memory_id, body.episodes)
     return {"object": "list", "data": [record_json(r) for r in kept], "next": None}
 
 
 @router.post("/erase")
-async def erase(memory_id: str, body: JsonObject, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+async def erase(
+    memory_id: str, body: EraseRequest, services: ServicesDep, caller: CallerDep
+) -> dict[str, Any]:
     """Removes content for good (needs delete) and says what it could not reach."""
-    return await services.erase.erase(caller, memory_id, body)
+    return await services.erase.erase(caller, memory_id, body.record_ids)
 
 
 @router.get("/prime")
@@ -34,7 +37,7 @@ async def prime(
     memory_id: str,
     services: ServicesDep,
     caller: CallerDep,
-    budget: Annotated[int, Query(description="Most tokens to return.")] = 2000,
+    budget: Annotated[int, Query(ge=1, le=PRIME_BUDGET_MAX, description="Most tokens to return.")] = 2000,
 ) -> dict[str, Any]:
     """The memory's standing records, fenced as data, within the budget."""
     return await services.prime.prime(caller, memory_id, budget)

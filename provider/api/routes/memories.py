@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.protocol.memories import MemoryCreate, MemoryUpdate, memory_json, memory_page_json
-from provider.services.tree import MemoryChanges
+from provider.services.tree import MemoryChanges, MemoryDraft
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
 
@@ -38,7 +38,14 @@ async def list_memories(
 @router.post("")
 async def create_memory(body: MemoryCreate, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """A root, or a child of a memory the caller may `create` in."""
-    return memory_json(await services.tree.create(caller, body.model_dump()))
+    draft = MemoryDraft(
+        name=body.name,
+        description=body.description,
+        parent_id=body.parent_id,
+        restricted=body.restricted,
+        provider=body.provider,
+    )
+    return memory_json(await services.tree.create(caller, draft))
 
 
 @router.get("/{memory_id}")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.protocol.recall import recall_json
+from provider.protocol.recall_requests import RecallRequest
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["recall"])
 
@@ -15,9 +16,9 @@ router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["recall"])
 @router.post("/recall")
 async def recall(
     memory_id: str,
-    body: Annotated[dict[str, Any], Body(description="`MemoryRecallRequest`.")],
+    body: RecallRequest,
     services: ServicesDep,
     caller: CallerDep,
 ) -> dict[str, Any]:
     """Searches this memory and every descendant the caller may read."""
-    return recall_json(await services.recall.recall(caller, memory_id, body))
+    return recall_json(await services.recall.recall(caller, memory_id, body.ask()))

@@ -4,24 +4,24 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from provider.api.deps import CallerDep, ServicesDep
+from provider.protocol.record_requests import RecordCreate, RecordRevise, SnapshotCreate
 from provider.protocol.records import record_json
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["records"])
 
-JsonObject = Annotated[dict[str, Any], Body(description="The chapter's request object.")]
 AsOf = Annotated[str | None, Query(description="An ISO 8601 instant or a snapshot id.")]
 
 
 @router.post("/records")
 async def remember(
-    memory_id: str, body: JsonObject, services: ServicesDep, caller: CallerDep
+    memory_id: str, body: RecordCreate, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
     """Writes one record as stated (needs write)."""
-    return record_json(await services.records.remember(caller, memory_id, body))
+    return record_json(await services.records.remember(caller, memory_id, body.draft()))
 
 
 @router.get("/records")
@@ -52,10 +52,10 @@ async def get_record(
 
 @router.patch("/records/{record_id}")
 async def revise(
-    memory_id: str, record_id: str, body: JsonObject, services: ServicesDep, caller: CallerDep
+    memory_id: str, record_id: str, body: RecordRevise, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
     """Appends a version (needs write)."""
-    return record_json(await services.records.revise(caller, memory_id, record_id, body))
+    return record_json(await services.records.revise(caller, memory_id, record_id, body.changes()))
 
 
 @router.delete("/records/{record_id}")
@@ -82,10 +82,10 @@ async def content_part(
 
 @router.post("/snapshots")
 async def create_snapshot(
-    memory_id: str, body: JsonObject, services: ServicesDep, caller: CallerDep
+    memory_id: str, body: SnapshotCreate, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
     """Names this instant (needs write)."""
-    return await services.snapshots.create(caller, memory_id, body.get("name"), body.get("message"))
+    return await services.snapshots.create(caller, memory_id, body.name, body.message)
 
 
 @router.get("/snapshots")
