@@ -8,12 +8,32 @@ import tempfile
 from pathlib import Path
 from typing import Protocol
 
+INCOMING = "incoming"  # beside the blobs, so the rename into place never crosses a file system
+
+
+class StagedBlob(Protocol):
+    """Bytes on their way in: written piece by piece, hashed as they come, kept or discarded once."""
+
+    size: int
+
+    def write(self, data: bytes) -> None:
+        """Appends bytes (blocking I/O: call it off the event loop)."""
+        ...
+
+    def keep(self) -> str:
+        """Moves the bytes to their address; returns their SHA-256."""
+        ...
+
+    def discard(self) -> None:
+        """Removes what was written; does nothing once kept."""
+        ...
+
 
 class BlobStore(Protocol):
     """Where file bytes live: a directory here, an S3-compatible bucket for several instances."""
 
-    def put(self, data: bytes) -> str:
-        """Stores the bytes; returns their SHA-256, which is their address."""
+    def stage(self) -> StagedBlob:
+        """Somewhere to stream new bytes before their address is known."""
         ...
 
     def get(self, digest: str) -> bytes:
@@ -25,38 +45,72 @@ class BlobStore(Protocol):
         ...
 
 
+class StagedFile:
+    """A temporary file under `<root>/incoming/`, renamed to `<root>/<aa>/<sha256>` when kept."""
+
+    def __init__(self, store: DirectoryBlobStore):
+        self.store = store
+        incoming = store.root / INCOMING
+        incoming.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=incoming, prefix="upload-")
+        self.path = Path(name)
+        self.out = os.fdopen(handle, "wb")
+        self.hash = hashlib.sha256()
+        self.size = 0
+        self.done = False
+
+    def write(self, data: bytes) -> None:
+        """Hashes and writes in one pass, so the bytes are read once."""
+        self.hash.update(data)
+        self.out.write(data)
+        self.size += len(data)
+
+    def keep(self) -> str:
+        """Idempotent by content: bytes already kept at the address are not written twice."""
+        self.out.close()
+        digest = self.hash.hexdigest()
+        path = self.store.path_of(digest)
+        if path.exists():
+            self.path.unlink(missing_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.path, path)
+        self.done = True
+        return digest
+
+    def discard(self) -> None:
+        """Safe to call after keep, and twice."""
+        if self.done:
+            return
+        self.out.close()
+        self.path.unlink(missing_ok=True)
+        self.done = True
+
+
 class DirectoryBlobStore:
-    """`<root>/<aa>/<sha256>`; written through a temporary file and renamed, so a reader never sees half."""
+    """`<root>/<aa>/<sha256>`; written through a staged file and renamed, so a reader never sees half."""
 
     def __init__(self, root: Path):
         self.root = root
 
-    def _path(self, digest: str) -> Path:
+    def path_of(self, digest: str) -> Path:
+        """Where the bytes with this SHA-256 live; refuses anything that is not a digest."""
         if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
             raise ValueError("not a SHA-256 digest")
         return self.root / digest[:2] / digest
 
-    def put(self, data: bytes) -> str:
-        """Idempotent: the same bytes land at the same address once."""
-        digest = hashlib.sha256(data).hexdigest()
-        path = self._path(digest)
-        if path.exists():
-            return digest
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent)
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-        return digest
+    def stage(self) -> StagedFile:
+        """A new temporary file in the blob directory."""
+        return StagedFile(self)
 
     def get(self, digest: str) -> bytes:
         """Raises FileNotFoundError when absent."""
-        return self._path(digest).read_bytes()
+        return self.path_of(digest).read_bytes()
 
     def delete(self, digest: str) -> bool:
         """Removes the bytes for good."""
         try:
-            self._path(digest).unlink()
+            self.path_of(digest).unlink()
         except FileNotFoundError:
             return False
         return True

@@ -141,7 +141,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
     app = FastAPI(title="uhp-memory", version=__version__, lifespan=lifespan)
     limits.install(app, settings.limits())
     idempotency.install(app)
-    middleware.install(app)
+    middleware.install(app, settings)
     errors.install(app)
     for module in (
         meta,

@@ -1,14 +1,16 @@
-"""Dependencies routes declare with `Annotated`: the services, the caller, the admin."""
+"""Dependencies routes declare with `Annotated`: the services, and the caller edge.py resolved."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from provider.config import Settings
 from provider.embeddings import Embedder
+from provider.errors import AuthenticationError
 from provider.models import Caller
 from provider.services.admin import AdminService
 from provider.services.capabilities import Capable
@@ -70,28 +72,25 @@ def get_services(request: Request) -> Services:
     return services
 
 
-def _bearer(authorization: str | None) -> str | None:
-    if not authorization:
-        return None
-    scheme, _, token = authorization.partition(" ")
-    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+# Declared for the OpenAPI document only: the edge has checked the key before any route runs.
+BEARER = HTTPBearer(auto_error=False, description="A member's or server's key; the admin key on /v1/admin.")
+KeyDoc = Annotated[HTTPAuthorizationCredentials | None, Security(BEARER)]
 
 
-async def get_caller(
-    services: Annotated[Services, Depends(get_services)],
-    authorization: Annotated[str | None, Header()] = None,
-    uhp_on_behalf_of: Annotated[str | None, Header(alias="UHP-On-Behalf-Of")] = None,
-) -> Caller:
-    """The member this request acts for; 401 without a valid key."""
-    return await services.identity.authenticate(_bearer(authorization), uhp_on_behalf_of)
+def get_caller(request: Request, _key: KeyDoc = None) -> Caller:
+    """The member this request acts for, as edge.Authentication resolved it before routing."""
+    caller = getattr(request.state, "caller", None)
+    if not isinstance(caller, Caller):  # only if the edge is not in place: refuse rather than guess
+        raise AuthenticationError("A bearer API key is required.")
+    return caller
 
 
-def get_admin(
-    services: Annotated[Services, Depends(get_services)],
-    authorization: Annotated[str | None, Header()] = None,
-) -> AdminCaller:
-    """The operator; only the admin key passes."""
-    return services.identity.authenticate_admin(_bearer(authorization))
+def get_admin(request: Request, _key: KeyDoc = None) -> AdminCaller:
+    """The operator; the edge let only the admin key through to `/v1/admin/...`."""
+    caller = getattr(request.state, "caller", None)
+    if not isinstance(caller, AdminCaller):
+        raise AuthenticationError("The admin key is required.")
+    return caller
 
 
 ServicesDep = Annotated[Services, Depends(get_services)]

@@ -1,5 +1,9 @@
 """Per-request plumbing: a request id, the protocol version check and the UHP-Version header.
 
+`install` also puts the edge (edge.py) in place, in the one order that holds: the version check
+outermost (every answer, a refusal too, carries UHP-Version), then authentication (a stranger's body
+is never read), then the body cap, then whatever reads the body (Idempotency-Key, the routes).
+
 Written as plain ASGI rather than `@app.middleware("http")`: Starlette's BaseHTTPMiddleware copies
 every response through a stream and an extra task, which cost a few milliseconds per request.
 """
@@ -13,7 +17,9 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from provider import PROTOCOL_VERSION
+from provider.api.edge import Authentication, BodyLimit
 from provider.api.errors import error_response
+from provider.config import Settings
 from provider.errors import UnsupportedVersionError
 from provider.protocol.discovery import SUPPORTED_VERSIONS
 
@@ -53,6 +59,10 @@ class ProtocolVersion:
         await self.app(scope, receive, stamped)
 
 
-def install(app: FastAPI) -> None:
-    """Adds the middleware to the app (outermost of the ones installed before it)."""
+def install(app: FastAPI, settings: Settings) -> None:
+    """Adds the edge around the middleware installed before it; each added one wraps the last."""
+    app.add_middleware(
+        BodyLimit, max_body_bytes=settings.max_body_bytes, max_upload_bytes=settings.max_upload_bytes
+    )
+    app.add_middleware(Authentication)
     app.add_middleware(ProtocolVersion)

@@ -7,12 +7,10 @@ import fnmatch
 from typing import Any
 
 from provider import ids
-from provider.blobs import BlobStore
+from provider.blobs import BlobStore, StagedBlob
 from provider.errors import FileNotFoundInStoreError, MemoryInvalidError, MemoryUnsupportedError
 from provider.models import Caller
 from provider.store.files import Neo4jFileStore
-
-MAX_BYTES = 25 * 1024 * 1024
 
 
 class FileService:
@@ -27,19 +25,21 @@ class FileService:
         """True when a pattern of `content.media` matches."""
         return any(fnmatch.fnmatch(media_type, pattern) for pattern in self.media)
 
+    def stage(self) -> StagedBlob:
+        """Where an upload's bytes stream to before they are kept (the edge bounds their size)."""
+        return self.blobs.stage()
+
     async def upload(
-        self, caller: Caller, *, name: str, media_type: str, data: bytes, purpose: str
+        self, caller: Caller, *, name: str, media_type: str, staged: StagedBlob, purpose: str
     ) -> dict[str, Any]:
-        """Stores bytes and metadata; the uploader alone may name the file in a record."""
-        if len(data) > MAX_BYTES:
-            raise MemoryInvalidError(f"A file is at most {MAX_BYTES} bytes.", param="file")
-        digest = await asyncio.to_thread(self.blobs.put, data)
+        """Keeps the staged bytes and their metadata; the uploader alone may name the file in a record."""
+        digest = await asyncio.to_thread(staged.keep)
         row = await self.files.create(
             id=ids.new_id(ids.FILE),
             owner=caller.principal,
             name=name or "file",
             media_type=media_type,
-            bytes=len(data),
+            bytes=staged.size,
             sha256=digest,
             purpose=purpose or "user_data",
             now=ids.now_ms(),

@@ -1,26 +1,44 @@
-"""Files: `POST /v1/files` (multipart)."""
+"""Files: `POST /v1/files` (multipart), streamed to the blob directory as it arrives."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, File, Form, UploadFile
+from fastapi import APIRouter, Request
 
 from provider.api.deps import CallerDep, ServicesDep
+from provider.api.uploads import read_upload
 
 router = APIRouter(prefix="/v1/files", tags=["files"])
 
+# The body is read by hand (uploads.py), so FastAPI cannot infer it; the OpenAPI says it here.
+MULTIPART_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {"type": "string", "format": "binary", "description": "The bytes."},
+                        "purpose": {"type": "string", "default": "user_data"},
+                    },
+                }
+            }
+        },
+    }
+}
 
-@router.post("")
-async def upload(
-    services: ServicesDep,
-    caller: CallerDep,
-    file: Annotated[UploadFile, File(description="The bytes, with their file name and media type.")],
-    purpose: Annotated[str, Form(description="What the file is for.")] = "user_data",
-) -> dict[str, Any]:
+
+@router.post("", openapi_extra=MULTIPART_BODY)
+async def upload(request: Request, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """Keeps the bytes; a record then names the file by id."""
-    data = await file.read()
-    media_type = (file.content_type or "application/octet-stream").split(";")[0].strip().lower()
-    return await services.files.upload(
-        caller, name=file.filename or "file", media_type=media_type, data=data, purpose=purpose
-    )
+    staged = services.files.stage()
+    try:
+        form = await read_upload(request, staged)
+        return await services.files.upload(
+            caller, name=form.filename, media_type=form.media_type, staged=staged, purpose=form.purpose
+        )
+    finally:
+        staged.discard()

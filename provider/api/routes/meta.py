@@ -1,13 +1,14 @@
-"""Discovery and health: the routes that need no credential."""
+"""Discovery and health, which need no credential, and the core lookups this service answers 404."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
-from provider.api.deps import ServicesDep
+from provider.api.deps import ServicesDep, get_caller
+from provider.errors import NotFoundError
 from provider.protocol.discovery import discovery
 
 router = APIRouter()
@@ -45,3 +46,16 @@ async def readyz(services: ServicesDep) -> JSONResponse:
     return JSONResponse(
         {"status": "ready" if ready else "not_ready", "checks": checks}, status_code=200 if ready else 503
     )
+
+
+class ResponseNotFoundError(NotFoundError):
+    """No such response: this service runs no tasks, so it holds none."""
+
+    code = "response_not_found"
+
+
+@router.get("/v1/responses/{response_id}", summary="A response", dependencies=[Depends(get_caller)])
+async def get_response(response_id: str) -> dict[str, Any]:
+    """Always 404 (the core surface's lookup; discovery declares no task capability)."""
+    message = "No response with that id exists; this server runs no tasks."
+    raise ResponseNotFoundError(message, param="response_id")
