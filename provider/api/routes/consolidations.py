@@ -7,12 +7,14 @@ from typing import Any
 from fastapi import APIRouter
 
 from provider.api.deps import CallerDep, ServicesDep
+from provider.api.docs import answers
 from provider.protocol.lifecycle_requests import ConsolidationStart
+from provider.protocol.responses import ConsolidationListOut, ConsolidationOut, FreeListOut
 
 router = APIRouter(prefix="/v1/memories/{memory_id}/consolidations", tags=["consolidations"])
 
 
-@router.post("")
+@router.post("", **answers(ConsolidationOut))
 async def start(
     memory_id: str,
     services: ServicesDep,
@@ -24,25 +26,25 @@ async def start(
     return await services.consolidation.start(caller, memory_id, limit)
 
 
-@router.get("")
+@router.get("", **answers(ConsolidationListOut))
 async def listing(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """The runs, newest first."""
     return {"object": "list", "data": await services.consolidation.listing(caller, memory_id)}
 
 
-@router.get("/{run_id}")
+@router.get("/{run_id}", **answers(ConsolidationOut))
 async def get_run(memory_id: str, run_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """One run."""
     return await services.consolidation.get(caller, memory_id, run_id)
 
 
-@router.get("/{run_id}/changes")
+@router.get("/{run_id}/changes", **answers(FreeListOut))
 async def changes(memory_id: str, run_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """What the run did to each record."""
     return {"object": "list", "data": await services.consolidation.changes(caller, memory_id, run_id)}
 
 
-@router.post("/{run_id}/revert")
+@router.post("/{run_id}/revert", **answers(ConsolidationOut))
 async def revert(memory_id: str, run_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """Undoes the run by appending versions."""
     return await services.consolidation.revert(caller, memory_id, run_id)

@@ -7,19 +7,21 @@ from typing import Any
 from fastapi import APIRouter
 
 from provider.api.deps import CallerDep, ServicesDep
+from provider.api.docs import answers
 from provider.protocol.memories import GrantCreate, grant_json
+from provider.protocol.responses import DeletedOut, GrantListOut, GrantOut
 
 router = APIRouter(prefix="/v1/memories/{memory_id}/grants", tags=["grants"])
 
 
-@router.get("")
+@router.get("", **answers(GrantListOut))
 async def list_grants(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """Who holds what on this memory, and on which node each grant sits."""
     grants = await services.grants.listing(caller, memory_id)
     return {"object": "list", "data": [grant_json(g) for g in grants]}
 
 
-@router.post("")
+@router.post("", **answers(GrantOut))
 async def create_grant(
     memory_id: str, body: GrantCreate, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
@@ -29,7 +31,7 @@ async def create_grant(
     )
 
 
-@router.delete("/{grant_id}")
+@router.delete("/{grant_id}", **answers(DeletedOut))
 async def delete_grant(
     memory_id: str, grant_id: str, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:

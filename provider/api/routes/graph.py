@@ -7,13 +7,15 @@ from typing import Any
 from fastapi import APIRouter
 
 from provider.api.deps import CallerDep, ServicesDep
+from provider.api.docs import answers
 from provider.protocol.recall_requests import GraphRequest
 from provider.protocol.records import record_json
+from provider.protocol.responses import GraphOut
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["graph"])
 
 
-@router.post("/graph")
+@router.post("/graph", **answers(GraphOut))
 async def graph(
     memory_id: str,
     body: GraphRequest,

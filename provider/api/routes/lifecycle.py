@@ -7,15 +7,17 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from provider.api.deps import CallerDep, ServicesDep
+from provider.api.docs import answers
 from provider.protocol.lifecycle_requests import EraseRequest
 from provider.protocol.record_requests import ObserveRequest
 from provider.protocol.records import record_json
+from provider.protocol.responses import ErasureOut, FreeObjectOut, PrimeOut, RecordListOut
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["lifecycle"])
 PRIME_BUDGET_MAX = 100_000
 
 
-@router.post("/observe")
+@router.post("/observe", **answers(RecordListOut))
 async def observe(
     memory_id: str, body: ObserveRequest, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
@@ -24,7 +26,7 @@ async def observe(
     return {"object": "list", "data": [record_json(r) for r in kept], "next": None}
 
 
-@router.post("/erase")
+@router.post("/erase", **answers(ErasureOut))
 async def erase(
     memory_id: str, body: EraseRequest, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
@@ -32,7 +34,7 @@ async def erase(
     return await services.erase.erase(caller, memory_id, body.record_ids)
 
 
-@router.get("/prime")
+@router.get("/prime", **answers(PrimeOut))
 async def prime(
     memory_id: str,
     services: ServicesDep,
@@ -43,7 +45,7 @@ async def prime(
     return await services.prime.prime(caller, memory_id, budget)
 
 
-@router.post("/records/{record_id}/operations/{name}")
+@router.post("/records/{record_id}/operations/{name}", **answers(FreeObjectOut))
 async def operate(
     memory_id: str, record_id: str, name: str, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:

@@ -7,13 +7,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from provider.api.deps import CallerDep, ServicesDep
+from provider.api.docs import answers
 from provider.protocol.memories import MemoryCreate, MemoryUpdate, memory_json, memory_page_json
+from provider.protocol.responses import MemoryDeletedOut, MemoryListOut, MemoryOut
 from provider.services.tree import MemoryChanges, MemoryDraft
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
 
 
-@router.get("")
+@router.get("", **answers(MemoryListOut))
 async def list_memories(
     services: ServicesDep,
     caller: CallerDep,
@@ -35,7 +37,7 @@ async def list_memories(
     return memory_page_json(page)
 
 
-@router.post("")
+@router.post("", **answers(MemoryOut))
 async def create_memory(body: MemoryCreate, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """A root, or a child of a memory the caller may `create` in."""
     draft = MemoryDraft(
@@ -48,13 +50,13 @@ async def create_memory(body: MemoryCreate, services: ServicesDep, caller: Calle
     return memory_json(await services.tree.create(caller, draft))
 
 
-@router.get("/{memory_id}")
+@router.get("/{memory_id}", **answers(MemoryOut))
 async def get_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """One memory as the caller sees it."""
     return memory_json(await services.tree.view(caller, memory_id))
 
 
-@router.put("/{memory_id}")
+@router.put("/{memory_id}", **answers(MemoryOut))
 async def update_memory(
     memory_id: str, body: MemoryUpdate, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
@@ -69,7 +71,7 @@ async def update_memory(
     return memory_json(await services.tree.update(caller, memory_id, changes))
 
 
-@router.delete("/{memory_id}")
+@router.delete("/{memory_id}", **answers(MemoryDeletedOut))
 async def delete_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """The memory, its records and its whole subtree."""
     return await services.tree.delete(caller, memory_id)

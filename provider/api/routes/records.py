@@ -8,15 +8,17 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from provider.api.deps import CallerDep, ServicesDep
+from provider.api.docs import answers
 from provider.protocol.record_requests import RecordCreate, RecordRevise, SnapshotCreate
 from provider.protocol.records import record_json
+from provider.protocol.responses import RecordListOut, RecordOut, SnapshotListOut, SnapshotOut
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["records"])
 
 AsOf = Annotated[str | None, Query(description="An ISO 8601 instant or a snapshot id.")]
 
 
-@router.post("/records")
+@router.post("/records", **answers(RecordOut))
 async def remember(
     memory_id: str, body: RecordCreate, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
@@ -24,7 +26,7 @@ async def remember(
     return record_json(await services.records.remember(caller, memory_id, body.draft()))
 
 
-@router.get("/records")
+@router.get("/records", **answers(RecordListOut))
 async def list_records(
     memory_id: str,
     services: ServicesDep,
@@ -42,7 +44,7 @@ async def list_records(
     return {"object": "list", "data": [record_json(r) for r in reads], "next": next_cursor}
 
 
-@router.get("/records/{record_id}")
+@router.get("/records/{record_id}", **answers(RecordOut))
 async def get_record(
     memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep, as_of: AsOf = None
 ) -> dict[str, Any]:
@@ -50,7 +52,7 @@ async def get_record(
     return record_json(await services.records.get(caller, memory_id, record_id, as_of))
 
 
-@router.patch("/records/{record_id}")
+@router.patch("/records/{record_id}", **answers(RecordOut))
 async def revise(
     memory_id: str, record_id: str, body: RecordRevise, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
@@ -58,13 +60,13 @@ async def revise(
     return record_json(await services.records.revise(caller, memory_id, record_id, body.changes()))
 
 
-@router.delete("/records/{record_id}")
+@router.delete("/records/{record_id}", **answers(RecordOut))
 async def forget(memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """Closes the record and keeps its trace (needs write)."""
     return record_json(await services.records.forget(caller, memory_id, record_id))
 
 
-@router.get("/records/{record_id}/history")
+@router.get("/records/{record_id}/history", **answers(RecordListOut))
 async def history(memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """Every version, oldest first."""
     versions = await services.records.history(caller, memory_id, record_id)
@@ -80,7 +82,7 @@ async def content_part(
     return Response(content=data, media_type=media_type)
 
 
-@router.post("/snapshots")
+@router.post("/snapshots", **answers(SnapshotOut))
 async def create_snapshot(
     memory_id: str, body: SnapshotCreate, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
@@ -88,7 +90,7 @@ async def create_snapshot(
     return await services.snapshots.create(caller, memory_id, body.name, body.message)
 
 
-@router.get("/snapshots")
+@router.get("/snapshots", **answers(SnapshotListOut))
 async def list_snapshots(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """The memory's named instants."""
     return {"object": "list", "data": await services.snapshots.listing(caller, memory_id)}
