@@ -22,6 +22,7 @@ class Limits:
     attribute_depth: int = 8  # nesting inside `attributes`
     attribute_keys: int = 512  # keys in `attributes`, counted at every level
     attribute_bytes: int = 65_536  # `attributes` as compact JSON, in UTF-8 bytes
+    attribute_key_chars: int = 128  # one key in `attributes` (each new key is a property name in Neo4j)
     references: int = 256  # references in one record
     list_items: int = 1_000  # items of any other list: `types`, `in`, `record_ids`, episodes
     filter_terms: int = 64  # leaves and combinators in one filter tree
@@ -86,6 +87,7 @@ class Settings(BaseSettings):
     max_attribute_depth: PositiveInt = 8
     max_attribute_keys: PositiveInt = 512
     max_attribute_bytes: PositiveInt = 65_536
+    max_attribute_key_chars: PositiveInt = 128
     max_references: PositiveInt = 256
     max_list_items: PositiveInt = 1_000
     max_filter_terms: PositiveInt = 64
@@ -100,6 +102,7 @@ class Settings(BaseSettings):
             attribute_depth=self.max_attribute_depth,
             attribute_keys=self.max_attribute_keys,
             attribute_bytes=self.max_attribute_bytes,
+            attribute_key_chars=self.max_attribute_key_chars,
             references=self.max_references,
             list_items=self.max_list_items,
             filter_terms=self.max_filter_terms,

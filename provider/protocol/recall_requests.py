@@ -37,12 +37,14 @@ class FilterTerm(WireModel):
 
     @model_validator(mode="after")
     def _value_fits(self) -> FilterTerm:
+        limits = current_limits()
         if self.op == "in":
             if not isinstance(self.value, list):
                 raise invalid("value", "in takes a list")
-            check_items(self.value, what="an in filter's value")
-        if isinstance(self.value, str):
-            check_text(self.value, what="a filter's value")
+            if len(self.value) > limits.list_items:
+                raise invalid("value", f"an in filter's value holds at most {limits.list_items} items")
+        if isinstance(self.value, str) and len(self.value) > limits.text_chars:
+            raise invalid("value", f"a filter's value is at most {limits.text_chars} characters")
         if self.field.startswith("time.") and self.op != "exists":
             try:
                 for v in self.value if isinstance(self.value, list) else [self.value]:

@@ -219,7 +219,7 @@ class RecordRevise(RequestBody):
 
     title: str | None = Field(None, max_length=TITLE_MAX, description="New title; null removes it.")
     content: Content | None = Field(None, description="New content (a string or a list of parts).")
-    attributes: Attributes | None = Field(None)
+    attributes: Attributes | None = Field(None, description="New attributes, restated whole.")
     references: References | None = Field(None, description="The references, restated whole.")
     time: StatedTime | None = Field(None, description="`valid_from`, `valid_to`, restated.")
 

@@ -92,17 +92,18 @@ def json_size(value: Any) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
 
 
-def count_keys(value: Any) -> int:
-    """Keys at every level of an object (lists are walked too)."""
-    total, stack = 0, [value]
+def keys_of(value: Any) -> tuple[int, int]:
+    """Keys at every level of an object (lists are walked too), and the longest key's length."""
+    total, longest, stack = 0, 0, [value]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
             total += len(node)
+            longest = max([longest, *(len(str(k)) for k in node)])
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-    return total
+    return total, longest
 
 
 def depth_of(value: Any) -> int:
@@ -122,8 +123,11 @@ def check_free_object(value: dict[str, Any], *, what: str) -> dict[str, Any]:
     limits = current_limits()
     if depth_of(value) > limits.attribute_depth:
         raise invalid("", f"{what} nest at most {limits.attribute_depth} levels")
-    if count_keys(value) > limits.attribute_keys:
+    keys, longest = keys_of(value)
+    if keys > limits.attribute_keys:
         raise invalid("", f"{what} hold at most {limits.attribute_keys} keys")
+    if longest > limits.attribute_key_chars:
+        raise invalid("", f"a key of {what} is at most {limits.attribute_key_chars} characters")
     if json_size(value) > limits.attribute_bytes:
         raise invalid("", f"{what} are at most {limits.attribute_bytes} bytes as JSON")
     return value
