@@ -13,6 +13,7 @@ from provider.config import Settings
 from provider.embeddings import Embedder, configured_embedder
 from provider.errors import MemberNotFoundError, ProviderError
 from provider.models import Caller
+from provider.protocol.wire import use_limits
 from provider.services.bulk_import import BulkImporter
 from provider.services.reembed import Reembedder
 from provider.store.driver import Neo4jStore
@@ -22,15 +23,11 @@ from provider.store.schema import apply_schema, rebuild_vector_index
 async def _with_services(settings: Settings, work: Any) -> int:
     embedder = configured_embedder(settings)
     await asyncio.to_thread(embedder.load)
-    store = Neo4jStore.connect(
-        settings.neo4j_uri,
-        settings.neo4j_user,
-        settings.neo4j_password.get_secret_value(),
-        settings.neo4j_database,
-    )
+    store = Neo4jStore.from_settings(settings)
     try:
         services = build_services(settings, store, embedder)
-        result: int = await work(services, store, embedder)
+        with use_limits(settings.limits()):
+            result: int = await work(services, store, embedder)
         return result
     except ProviderError as e:
         print(f"error: {e.code}: {e.message}", file=sys.stderr)

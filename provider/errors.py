@@ -4,7 +4,8 @@ ProviderError
 ├── InvalidRequestError        invalid_request_error
 │   ├── MemoryInvalidError     memory_invalid
 │   ├── MemoryUnsupportedError memory_unsupported
-│   └── UnsupportedVersionError unsupported_protocol_version
+│   ├── UnsupportedVersionError unsupported_protocol_version
+│   └── TooLargeError          uhp_memory.body_too_large (a body), file_too_large (an upload)
 ├── AuthenticationError        authentication_error
 ├── PermissionDeniedError      permission_error
 │   └── MemoryForbiddenError   memory_forbidden
@@ -67,6 +68,18 @@ class UnsupportedVersionError(InvalidRequestError):
     """The client named a protocol version this server does not speak."""
 
     code = "unsupported_protocol_version"
+
+
+class TooLargeError(InvalidRequestError):
+    """A body past UHP_MAX_BODY_BYTES (vendor code: the protocol's file_too_large names uploads)."""
+
+    code = "uhp_memory.body_too_large"
+
+
+class FileTooLargeError(TooLargeError):
+    """An upload past UHP_MAX_UPLOAD_BYTES: the protocol's own code for an oversized file."""
+
+    code = "file_too_large"
 
 
 class AuthenticationError(ProviderError):
@@ -142,6 +155,12 @@ class MemoriesNotAttachedError(NotFoundError):
     """A harness whose agent holds no grant."""
 
     code = "memories_not_attached"
+
+
+class ResponseNotFoundError(NotFoundError):
+    """No such response: this service runs no tasks, so it holds none."""
+
+    code = "response_not_found"
 
 
 class ConflictError(ProviderError):

@@ -6,7 +6,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from provider.protocol.responses import documented
+from provider.protocol.responses import ERRORS, documented
+
+
+def refusals(*statuses: int) -> dict[str, Any]:
+    """Route keywords for a route that only ever refuses (a lookup this server has nothing for)."""
+    return {"response_model": None, "responses": {status: ERRORS[status] for status in statuses}}
 
 
 def answers(model: type[BaseModel], description: str = "The answer.") -> dict[str, Any]:

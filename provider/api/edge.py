@@ -14,7 +14,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from provider.api.errors import error_response, request_id
-from provider.errors import InvalidRequestError, ProviderError
+from provider.errors import FileTooLargeError, ProviderError, TooLargeError
 from provider.models import Caller
 from provider.protocol.errors import envelope
 from provider.services.identity import AdminCaller, IdentityService
@@ -69,18 +69,6 @@ class Authentication:
         await self.app(scope, receive, send)
 
 
-class BodyTooLargeError(InvalidRequestError):
-    """A JSON body past UHP_MAX_BODY_BYTES (vendor code: the protocol's file_too_large names uploads)."""
-
-    code = "uhp_memory.body_too_large"
-
-
-class FileTooLargeError(InvalidRequestError):
-    """An upload past UHP_MAX_UPLOAD_BYTES: the protocol's own code for an oversized file."""
-
-    code = "file_too_large"
-
-
 class _Overflow(Exception):
     """Raised into the app from `receive` when the body passes its cap; the app never sees the rest."""
 
@@ -111,7 +99,7 @@ class BodyLimit:
             cap = self.max_upload_bytes
             return cap, FileTooLargeError(f"An upload is at most {cap} bytes.", detail={"limit": cap})
         cap = self.max_body_bytes
-        return cap, BodyTooLargeError(f"A request body is at most {cap} bytes.", detail={"limit": cap})
+        return cap, TooLargeError(f"A request body is at most {cap} bytes.", detail={"limit": cap})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

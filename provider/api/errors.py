@@ -20,6 +20,7 @@ STATUS: list[tuple[type[errors.ProviderError], int]] = [
     (errors.MemoryInvalidError, 422),
     (errors.InvalidInputError, 422),
     (errors.MemoryUnsupportedError, 422),
+    (errors.TooLargeError, 413),
     (errors.InvalidRequestError, 400),
     (errors.AuthenticationError, 401),
     (errors.PermissionDeniedError, 403),

@@ -35,6 +35,15 @@ class MemoryUpdate(RequestBody):
     )
 
 
+class HarnessMemorySettings(RequestBody):
+    """`HarnessMemorySettings`, the body of the PUT; fields left out keep their value."""
+
+    default_memory_id: str | None = Field(
+        None, max_length=128, description="Where an unaddressed remember goes; a memory the agent may write."
+    )
+    observe: bool | None = Field(None, description="Record each finished turn in the default memory.")
+
+
 class GrantCreate(RequestBody):
     """Body of `POST /v1/memories/{id}/grants`."""
 

@@ -365,3 +365,46 @@ def documented(model: type[BaseModel], description: str = "The answer.") -> dict
 
 class FreeObjectOut(Shape):
     """An object of the chapter's whose fields this provider does not fix."""
+
+
+class PrincipalOut(Shape):
+    """A member or a group as the admin surface made it, with the principal string a grant names."""
+
+    id: str
+    name: str
+    principal: str
+
+
+class KeyOut(Shape):
+    """A new key: shown once, kept only as a hash."""
+
+    key: str
+    member_id: str
+    server: bool
+
+
+class MembershipOut(Shape):
+    """Whether a member now belongs to a group."""
+
+    group_id: str
+    member_id: str
+    member: bool
+
+
+class HarnessOut(Shape):
+    """A harness and the member its agent runs as."""
+
+    id: str
+    member_id: str
+    principal: str
+
+
+class UploadedFileOut(Shape):
+    """`File`: what a record's file part names by id."""
+
+    id: str
+    object: Literal["file"] = "file"
+    filename: str
+    bytes: int = Field(ge=0)
+    created_at: int
+    media_type: str

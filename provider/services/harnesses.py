@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from provider import access, ids
@@ -15,6 +16,15 @@ from provider.errors import (
 from provider.models import Caller, ordered_privileges
 from provider.services.tree import TreeService
 from provider.store.harnesses import Neo4jHarnessStore
+
+
+@dataclass(frozen=True)
+class HarnessChanges:
+    """A PUT of a harness's memory settings: fields in `given` change, the others stay."""
+
+    given: frozenset[str]
+    default_memory_id: str | None = None
+    observe: bool | None = None
 
 
 class HarnessService:
@@ -64,11 +74,14 @@ class HarnessService:
             ],
         }
 
-    async def update(self, caller: Caller, harness_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+    async def update(self, caller: Caller, harness_id: str, changes: HarnessChanges) -> dict[str, Any]:
         """Sets the default memory (one the agent may write) and the observe flag."""
         harness = await self._own(caller, harness_id)
-        default = changes.get("default_memory_id", harness["default_memory_id"])
-        observe = changes.get("observe", harness["observe"])
+        given = changes.given
+        default = changes.default_memory_id if "default_memory_id" in given else harness["default_memory_id"]
+        observe = (
+            changes.observe if "observe" in given and changes.observe is not None else harness["observe"]
+        )
         if default is not None:
             await self._require_writable(caller, default)
         await self.harnesses.update(harness_id, default, bool(observe))

@@ -7,7 +7,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from provider.api.deps import CallerDep, ServicesDep
+from provider.api.docs import answers
 from provider.api.uploads import read_upload
+from provider.protocol.responses import UploadedFileOut
 
 router = APIRouter(prefix="/v1/files", tags=["files"])
 
@@ -31,7 +33,7 @@ MULTIPART_BODY = {
 }
 
 
-@router.post("", openapi_extra=MULTIPART_BODY)
+@router.post("", openapi_extra=MULTIPART_BODY, **answers(UploadedFileOut))
 async def upload(request: Request, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """Keeps the bytes; a record then names the file by id."""
     staged = services.files.stage()

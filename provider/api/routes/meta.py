@@ -8,7 +8,8 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from provider.api.deps import ServicesDep, get_caller
-from provider.errors import NotFoundError
+from provider.api.docs import refusals
+from provider.errors import ResponseNotFoundError
 from provider.protocol.discovery import discovery
 
 router = APIRouter()
@@ -48,13 +49,12 @@ async def readyz(services: ServicesDep) -> JSONResponse:
     )
 
 
-class ResponseNotFoundError(NotFoundError):
-    """No such response: this service runs no tasks, so it holds none."""
-
-    code = "response_not_found"
-
-
-@router.get("/v1/responses/{response_id}", summary="A response", dependencies=[Depends(get_caller)])
+@router.get(
+    "/v1/responses/{response_id}",
+    summary="A response",
+    dependencies=[Depends(get_caller)],
+    **refusals(401, 404),
+)
 async def get_response(response_id: str) -> dict[str, Any]:
     """Always 404 (the core surface's lookup; discovery declares no task capability)."""
     message = "No response with that id exists; this server runs no tasks."
