@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -89,7 +90,10 @@ class ConsolidationService:
         run, (after, after_id) = await self._open(memory_id, "request", budget, None)
         try:
             rows = await self.runs.candidates(memory_id, after, after_id)
-            decisions = decide(rows, now=ids.now_ms(), budget=budget, threshold=self.threshold)
+            # Comparing each examined fact with those kept before it is CPU work: off the event loop.
+            decisions = await asyncio.to_thread(
+                decide, rows, now=ids.now_ms(), budget=budget, threshold=self.threshold
+            )
             for record_id in decisions.expired + decisions.duplicates:
                 await self._forget(run, caller, record_id)
             for duplicate, kept in decisions.merges:

@@ -7,14 +7,12 @@ from typing import Any
 
 from provider import ids
 from provider.embeddings import TokenCounter
-from provider.errors import MemoryInvalidError
 from provider.models import Caller, RecordVersion
 from provider.services.content import words_of
 from provider.services.tree import TreeService
 from provider.store.records import Neo4jRecordStore
 
 MAX_STANDING = 500
-MAX_BUDGET = 100_000
 
 
 def fence_text(text: str) -> str:
@@ -44,8 +42,6 @@ class PrimeService:
 
     async def prime(self, caller: Caller, memory_id: str, budget: int) -> dict[str, Any]:
         """Header (name, description, children), then standing records until the budget is spent."""
-        if not 1 <= budget <= MAX_BUDGET:
-            raise MemoryInvalidError(f"budget is a token count from 1 to {MAX_BUDGET}.", param="budget")
         view = await self.tree.require(caller, memory_id, "read")
         reach = await self.tree.readable_scope(caller, memory_id, 1)
         children = [

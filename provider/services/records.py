@@ -201,8 +201,6 @@ class RecordService:
     ) -> tuple[list[ReadRecord], str | None]:
         """One page of the memory's records; forgotten ones only with include=all."""
         await self.tree.require(caller, memory_id, "read")
-        if include not in ("active", "all"):
-            raise MemoryInvalidError("include is active or all.", param="include")
         start = decode_cursor(cursor)
         instant = await self.instant(caller, as_of)
         page = await self.records.page(

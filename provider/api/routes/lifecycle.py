@@ -14,7 +14,7 @@ from provider.protocol.records import record_json
 from provider.protocol.responses import ErasureOut, FreeObjectOut, PrimeOut, RecordListOut
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["lifecycle"])
-PRIME_BUDGET_MAX = 100_000
+PRIME_BUDGET_MAX = 100_000  # tokens: far past any context window, and bounded
 
 
 @router.post("/observe", **answers(RecordListOut))

@@ -19,11 +19,15 @@ router = APIRouter(prefix="/v1/memories", tags=["memories"])
 async def list_memories(
     services: ServicesDep,
     caller: CallerDep,
-    parent: Annotated[str | None, Query(description="Direct children of this memory.")] = None,
-    ancestor: Annotated[str | None, Query(description="Every readable descendant of this memory.")] = None,
+    parent: Annotated[
+        str | None, Query(max_length=128, description="Direct children of this memory.")
+    ] = None,
+    ancestor: Annotated[
+        str | None, Query(max_length=128, description="Every readable descendant of this memory.")
+    ] = None,
     granted: Annotated[bool, Query(description="Where the caller's privileges start or change.")] = False,
     limit: Annotated[int, Query(ge=1, le=100, description="Page size.")] = 50,
-    cursor: Annotated[str | None, Query(description="From a previous page's `next`.")] = None,
+    cursor: Annotated[str | None, Query(max_length=256, description="From a previous page's `next`.")] = None,
 ) -> dict[str, Any]:
     """One level of the tree, or the caller's entry points when no parent is named."""
     if parent is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
@@ -15,7 +15,7 @@ from provider.protocol.responses import RecordListOut, RecordOut, SnapshotListOu
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["records"])
 
-AsOf = Annotated[str | None, Query(description="An ISO 8601 instant or a snapshot id.")]
+AsOf = Annotated[str | None, Query(max_length=128, description="An ISO 8601 instant or a snapshot id.")]
 
 
 @router.post("/records", **answers(RecordOut))
@@ -31,11 +31,13 @@ async def list_records(
     memory_id: str,
     services: ServicesDep,
     caller: CallerDep,
-    type: Annotated[str | None, Query(description="Only records of this type.")] = None,
-    include: Annotated[str, Query(description="active (default) or all, forgotten included.")] = "active",
+    type: Annotated[str | None, Query(max_length=64, description="Only records of this type.")] = None,
+    include: Annotated[
+        Literal["active", "all"], Query(description="active (default) or all, forgotten included.")
+    ] = "active",
     as_of: AsOf = None,
     limit: Annotated[int, Query(ge=1, le=100, description="Page size.")] = 50,
-    cursor: Annotated[str | None, Query(description="From a previous page's `next`.")] = None,
+    cursor: Annotated[str | None, Query(max_length=256, description="From a previous page's `next`.")] = None,
 ) -> dict[str, Any]:
     """The memory's records, one page at a time."""
     reads, next_cursor = await services.records.page(
