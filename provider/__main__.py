@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -29,33 +30,60 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _admin_call(method: str, path: str, body: dict[str, Any] | None) -> int:
-    base = os.environ.get("UHP_URL", "http://127.0.0.1:8080")
-    if not base.startswith(("http://", "https://")):
-        print("admin: UHP_URL must be an http(s) URL", file=sys.stderr)
-        return 2
-    key = os.environ.get("UHP_ADMIN_KEY", "")
+def _send(method: str, url: str, body: dict[str, Any] | None, key: str) -> tuple[int, str]:
+    """One HTTP call with the admin key: (status, answer text)."""
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(  # noqa: S310 - scheme checked above
-        base + path,
+    request = urllib.request.Request(  # noqa: S310 - the scheme is checked by the caller
+        url,
         data=data,
         method=method,
         headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
     )
     try:
         with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
-            print(response.read().decode())
-            return 0
+            return response.status, response.read().decode()
     except urllib.error.HTTPError as e:
-        print(e.read().decode(), file=sys.stderr)
+        return e.code, e.read().decode()
+
+
+def _admin_call(method: str, path: str, body: dict[str, Any] | None) -> int:
+    base = os.environ.get("UHP_URL", "http://127.0.0.1:8080")
+    if not base.startswith(("http://", "https://")):
+        print("admin: UHP_URL must be an http(s) URL", file=sys.stderr)
+        return 2
+    try:
+        status, text = _send(method, base + path, body, os.environ.get("UHP_ADMIN_KEY", ""))
+    except urllib.error.URLError as e:
+        print(f"admin: {base} does not answer: {e.reason}", file=sys.stderr)
         return 1
+    print(text, file=sys.stdout if status < 400 else sys.stderr)
+    return 0 if status < 400 else 1
+
+
+def _expiry(args: argparse.Namespace) -> dict[str, Any]:
+    if args.expires_in is not None:
+        return {"expires_in": args.expires_in}
+    return {"expires_at": args.expires_at} if args.expires_at is not None else {}
+
+
+def _admin_keys(args: argparse.Namespace) -> int:
+    """`key`, `keys`, `revoke`, `rotate`: a member's keys, by the key's id once issued."""
+    keys = f"/v1/admin/members/{args.member_id}/keys"
+    if args.what == "key":
+        return _admin_call("POST", keys, {"server": args.server, **_expiry(args)})
+    if args.what == "keys":
+        return _admin_call("GET", keys, None)
+    if args.what == "revoke":
+        return _admin_call("DELETE", f"{keys}/{args.key_id}", None)
+    body = {"grace_seconds": args.grace, **_expiry(args)}
+    return _admin_call("POST", f"{keys}/{args.key_id}/rotate", body)
 
 
 def _admin(args: argparse.Namespace) -> int:
     if args.what == "member":
         return _admin_call("POST", "/v1/admin/members", {"type": args.type, "name": args.name})
-    if args.what == "key":
-        return _admin_call("POST", f"/v1/admin/members/{args.member_id}/keys", {"server": args.server})
+    if args.what in ("key", "keys", "revoke", "rotate"):
+        return _admin_keys(args)
     if args.what == "group":
         return _admin_call("POST", "/v1/admin/groups", {"name": args.name})
     if args.what == "join":
@@ -63,6 +91,24 @@ def _admin(args: argparse.Namespace) -> int:
     if args.what == "leave":
         return _admin_call("DELETE", f"/v1/admin/groups/{args.group_id}/members/{args.member_id}", None)
     return _admin_call("POST", "/v1/admin/harnesses", {"name": args.name, "member_id": args.member_id})
+
+
+def _key_parsers(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The key commands; a key is named by the id it was issued with, never by the key itself."""
+    key = what.add_parser("key", help="issue a key (shown once)")
+    key.add_argument("member_id")
+    key.add_argument("--server", action="store_true")
+    what.add_parser("keys", help="list a member's keys").add_argument("member_id")
+    revoke = what.add_parser("revoke", help="revoke a key at once")
+    rotate = what.add_parser("rotate", help="issue a new key in a key's place and end the old one")
+    for sub in (revoke, rotate):
+        sub.add_argument("member_id")
+        sub.add_argument("key_id")
+    rotate.add_argument("--grace", type=int, default=0, metavar="SECONDS", help="the old key works this long")
+    for sub in (key, rotate):
+        ends = sub.add_mutually_exclusive_group()
+        ends.add_argument("--expires-in", type=int, metavar="SECONDS", help="the new key expires after")
+        ends.add_argument("--expires-at", metavar="INSTANT", help="the new key expires at (ISO 8601)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -80,9 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     member = what.add_parser("member")
     member.add_argument("--type", choices=["human", "agent"], required=True)
     member.add_argument("--name", required=True)
-    key = what.add_parser("key")
-    key.add_argument("member_id")
-    key.add_argument("--server", action="store_true")
+    _key_parsers(what)
     group = what.add_parser("group")
     group.add_argument("--name", required=True)
     for verb in ("join", "leave"):

@@ -375,14 +375,6 @@ class PrincipalOut(Shape):
     principal: str
 
 
-class KeyOut(Shape):
-    """A new key: shown once, kept only as a hash."""
-
-    key: str
-    member_id: str
-    server: bool
-
-
 class MembershipOut(Shape):
     """Whether a member now belongs to a group."""
 
@@ -408,3 +400,40 @@ class UploadedFileOut(Shape):
     bytes: int = Field(ge=0)
     created_at: int
     media_type: str
+
+
+class ApiKeyOut(Shape):
+    """An API key as an operator may know it: never the key itself or its hash."""
+
+    id: str = Field(description="The key's id (`hkey_...`), for revoking and rotating it.")
+    member_id: str
+    server: bool = Field(description="A server key may act for members via UHP-On-Behalf-Of.")
+    created_at: str = Field(description="RFC 3339 instant.")
+    expires_at: str | None = Field(description="When the key stops working; null when it never expires.")
+    last_used_at: str | None = Field(
+        description="When the key last authenticated, to the minute (stamped at most once a minute)."
+    )
+    revoked_at: str | None = Field(
+        description="When the key is or was revoked; in the future while a rotation's grace runs."
+    )
+    revoked: bool = Field(description="True once revoked_at has passed: the key is refused.")
+    expired: bool = Field(description="True once expires_at has passed: the key is refused.")
+
+
+class ApiKeyListOut(Shape):
+    """A member's keys, newest first, revoked and expired ones included."""
+
+    object: Literal["list"] = "list"
+    data: list[ApiKeyOut]
+
+
+class IssuedKeyOut(ApiKeyOut):
+    """A new key: `key` is shown this once; only its SHA-256 hash is kept."""
+
+    key: str
+
+
+class RotatedKeyOut(IssuedKeyOut):
+    """A new key in an old one's place, and the old one with the end the rotation gave it."""
+
+    previous: ApiKeyOut

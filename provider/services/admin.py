@@ -7,10 +7,46 @@ from typing import Any
 
 from provider import ids
 from provider.errors import InvalidInputError, MemberNotFoundError
+from provider.protocol.admin import LONGEST_KEY_SECONDS
 from provider.services.identity import hash_key
 from provider.store.principals import Neo4jPrincipalStore
 
 MEMBER_TYPES = ("human", "agent")
+KEY = "hkey_"
+
+
+def key_json(row: dict[str, Any], now: int) -> dict[str, Any]:
+    """A key as an operator may see it: its times as RFC 3339, and whether it still works at `now`."""
+    revoked_at, expires_at = row.get("revoked_at"), row.get("expires_at")
+    return {
+        "id": row["id"],
+        "member_id": row["member_id"],
+        "server": bool(row["server"]),
+        "created_at": ids.iso(row.get("created_at")),
+        "expires_at": ids.iso(expires_at),
+        "last_used_at": ids.iso(row.get("last_used_at")),
+        "revoked_at": ids.iso(revoked_at),
+        "revoked": revoked_at is not None and revoked_at <= now,
+        "expired": expires_at is not None and expires_at <= now,
+    }
+
+
+def _new_key() -> tuple[str, str, str]:
+    """(id, key, hash): the key is random and is returned once; only the hash is stored."""
+    key = "uhpk_" + secrets.token_urlsafe(32)
+    return ids.new_id(KEY), key, hash_key(key)
+
+
+def _expiry(now: int, expires_at: int | None, expires_in: int | None) -> int | None:
+    """The instant a new key stops working: in the past is a key dead at birth, past the bound a typo."""
+    if expires_in is not None:
+        return now + expires_in * 1000
+    if expires_at is not None and not now < expires_at <= now + LONGEST_KEY_SECONDS * 1000:
+        raise InvalidInputError(
+            f"expires_at must be in the future, at most {LONGEST_KEY_SECONDS} seconds from now.",
+            param="expires_at",
+        )
+    return expires_at
 
 
 class AdminService:
@@ -26,12 +62,67 @@ class AdminService:
         row = await self.principals.create_member(ids.new_id(ids.MEMBER), member_type, name, ids.now_ms())
         return {**row, "principal": f"member:{row['id']}"}
 
-    async def issue_key(self, member_id: str, *, server: bool) -> dict[str, Any]:
-        """A new random key; only its hash is stored, so this is the one time it is seen."""
-        key = "uhpk_" + secrets.token_urlsafe(32)
-        if not await self.principals.add_key(member_id, hash_key(key), server=server, now=ids.now_ms()):
+    async def issue_key(
+        self, member_id: str, *, server: bool, expires_at: int | None = None, expires_in: int | None = None
+    ) -> dict[str, Any]:
+        """A new key for a member (expiring at an instant in ms, or after seconds), shown this once."""
+        now = ids.now_ms()
+        ends = _expiry(now, expires_at, expires_in)
+        key_id, key, key_hash = _new_key()
+        row = await self.principals.add_key(
+            member_id, key_id, key_hash, server=server, now=now, expires_at=ends
+        )
+        if row is None:
             raise MemberNotFoundError("No member with that id exists.", param="member_id")
-        return {"key": key, "member_id": member_id, "server": server}
+        return {**key_json(row, now), "key": key}
+
+    async def list_keys(self, member_id: str) -> dict[str, Any]:
+        """Every key of a member, newest first, revoked and expired ones too; never a key or a hash."""
+        rows = await self.principals.list_keys(member_id)
+        if rows is None:
+            raise MemberNotFoundError("No member with that id exists.", param="member_id")
+        now = ids.now_ms()
+        return {"object": "list", "data": [key_json(row, now) for row in rows]}
+
+    async def revoke_key(self, member_id: str, key_id: str) -> dict[str, Any]:
+        """Ends a key now; revoking a revoked key keeps its first end and is not an error."""
+        now = ids.now_ms()
+        row = await self.principals.revoke_key(member_id, key_id, now)
+        if row is None:
+            raise await self._unknown_key(member_id)
+        return key_json(row, now)
+
+    async def rotate_key(
+        self,
+        member_id: str,
+        key_id: str,
+        *,
+        grace_seconds: int = 0,
+        expires_at: int | None = None,
+        expires_in: int | None = None,
+    ) -> dict[str, Any]:
+        """A new key with the old one's server flag; the old one works `grace_seconds` more, then ends."""
+        now = ids.now_ms()
+        ends = _expiry(now, expires_at, expires_in)
+        new_id, key, key_hash = _new_key()
+        rotated = await self.principals.rotate_key(
+            member_id,
+            key_id,
+            (new_id, key_hash),
+            now=now,
+            old_ends=now + grace_seconds * 1000,
+            expires_at=ends,
+        )
+        if rotated is None:
+            raise await self._unknown_key(member_id)
+        issued, previous = rotated
+        return {**key_json(issued, now), "key": key, "previous": key_json(previous, now)}
+
+    async def _unknown_key(self, member_id: str) -> MemberNotFoundError:
+        """Names which id matched nothing: the member, or a key of that member."""
+        if await self.principals.get_member(member_id) is None:
+            return MemberNotFoundError("No member with that id exists.", param="member_id")
+        return MemberNotFoundError("The member holds no key with that id.", param="key_id")
 
     async def create_group(self, name: str) -> dict[str, Any]:
         """A new group with its principal string."""

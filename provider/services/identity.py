@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 from dataclasses import dataclass
+from typing import Any
 
-from provider.errors import AuthenticationError, PermissionDeniedError
+from provider import ids
+from provider.errors import AuthenticationError, PermissionDeniedError, ProviderError
 from provider.models import Caller
 from provider.store.principals import Neo4jPrincipalStore
+
+log = logging.getLogger("provider.identity")
+
+# A key's `last_used_at` is stamped at most this often, so a busy key does not write on every request.
+TOUCH_EVERY_MS = 60_000
 
 
 def hash_key(key: str) -> str:
@@ -22,7 +30,10 @@ class AdminCaller:
 
 
 class IdentityService:
-    """Turns credentials into callers; every unknown credential looks the same."""
+    """Turns credentials into callers; every unknown, revoked or expired credential looks the same.
+
+    Nothing is cached: each request asks the store, so a revoked key is refused on the next request.
+    """
 
     def __init__(self, principals: Neo4jPrincipalStore, admin_key: str):
         self.principals = principals
@@ -36,11 +47,13 @@ class IdentityService:
         """A member's key, or a server key acting for the member named in `UHP-On-Behalf-Of`."""
         if not key:
             raise AuthenticationError("A bearer API key is required.")
-        found = await self.principals.resolve_key(hash_key(key))
+        now = ids.now_ms()
+        found = await self.principals.resolve_key(hash_key(key), now)
         if found is None:
             if self.is_admin(key):
                 raise PermissionDeniedError("The admin key acts for no member; use a member's key.")
             raise AuthenticationError("The API key is not valid.")
+        await self._note_use(found, now)
         if on_behalf_of is None:
             return Caller(
                 member_id=found["member_id"],
@@ -51,6 +64,16 @@ class IdentityService:
             raise PermissionDeniedError("Only a server key may act on behalf of a member.")
         acting = await self._acting_for(on_behalf_of)
         return Caller(member_id=acting.member_id, member_type=acting.member_type, via_server=True)
+
+    async def _note_use(self, found: dict[str, Any], now: int) -> None:
+        """Stamps `last_used_at` when the last stamp is a minute old; a failed stamp denies nothing."""
+        last = found["last_used_at"]
+        if found["key_id"] is None or (last is not None and now - last < TOUCH_EVERY_MS):
+            return
+        try:
+            await self.principals.touch_key(found["key_id"], now, TOUCH_EVERY_MS)
+        except ProviderError as e:
+            log.warning("last_used_at of key %s not stamped: %s", found["key_id"], e.message)
 
     async def _acting_for(self, principal: str) -> Caller:
         kind, _, member_id = principal.partition(":")

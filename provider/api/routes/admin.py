@@ -8,8 +8,16 @@ from fastapi import APIRouter
 
 from provider.api.deps import AdminDep, ServicesDep
 from provider.api.docs import answers
-from provider.protocol.admin import GroupCreate, HarnessCreate, KeyCreate, MemberCreate
-from provider.protocol.responses import HarnessOut, KeyOut, MembershipOut, PrincipalOut
+from provider.protocol.admin import GroupCreate, HarnessCreate, KeyCreate, KeyRotate, MemberCreate
+from provider.protocol.responses import (
+    ApiKeyListOut,
+    ApiKeyOut,
+    HarnessOut,
+    IssuedKeyOut,
+    MembershipOut,
+    PrincipalOut,
+    RotatedKeyOut,
+)
 
 router = APIRouter(prefix="/v1/admin", tags=["admin"])
 
@@ -20,12 +28,42 @@ async def create_member(body: MemberCreate, services: ServicesDep, _: AdminDep) 
     return await services.admin.create_member(body.type, body.name)
 
 
-@router.post("/members/{member_id}/keys", **answers(KeyOut))
+@router.post("/members/{member_id}/keys", **answers(IssuedKeyOut))
 async def create_key(
     member_id: str, services: ServicesDep, _: AdminDep, body: KeyCreate | None = None
 ) -> dict[str, Any]:
-    """`{key}`, shown this once."""
-    return await services.admin.issue_key(member_id, server=bool(body and body.server))
+    """A new key: `key` is shown this once, `id` names it from then on."""
+    body = body or KeyCreate()
+    return await services.admin.issue_key(
+        member_id, server=body.server, expires_at=body.expires_at_ms(), expires_in=body.expires_in
+    )
+
+
+@router.get("/members/{member_id}/keys", **answers(ApiKeyListOut))
+async def list_keys(member_id: str, services: ServicesDep, _: AdminDep) -> dict[str, Any]:
+    """The member's keys, newest first, with their times; never a key or its hash."""
+    return await services.admin.list_keys(member_id)
+
+
+@router.delete("/members/{member_id}/keys/{key_id}", **answers(ApiKeyOut))
+async def revoke_key(member_id: str, key_id: str, services: ServicesDep, _: AdminDep) -> dict[str, Any]:
+    """Revokes a key at once; it is refused from the next request on, as an unknown key is."""
+    return await services.admin.revoke_key(member_id, key_id)
+
+
+@router.post("/members/{member_id}/keys/{key_id}/rotate", **answers(RotatedKeyOut))
+async def rotate_key(
+    member_id: str, key_id: str, services: ServicesDep, _: AdminDep, body: KeyRotate | None = None
+) -> dict[str, Any]:
+    """A new key with the old one's server flag; the old one ends after `grace_seconds` (default 0)."""
+    body = body or KeyRotate()
+    return await services.admin.rotate_key(
+        member_id,
+        key_id,
+        grace_seconds=body.grace_seconds,
+        expires_at=body.expires_at_ms(),
+        expires_in=body.expires_in,
+    )
 
 
 @router.post("/groups", **answers(PrincipalOut))
