@@ -1,12 +1,25 @@
 // Deletes one batch of what a memory and its descendants hold (records with their versions, grants,
 // snapshots, runs, named queries), so a memory of any size is emptied within the transaction memory
-// limit before memory_delete removes the memories themselves (and anything written meanwhile).
-// Parameters: $id, $batch (int). Columns: deleted (int; 0 when nothing is left).
+// limit before memory_delete removes the memories themselves (and anything written meanwhile). In
+// the same transaction, the contents of deleted versions that named files go into a FileSweep, so
+// their bytes are removed once no version names them, even if the process dies right after.
+// Parameters: $id, $batch (int), $sweep_id, $now (int ms). Columns: deleted (int; 0 when nothing is left).
 // Scope: the service has checked delete on the memory.
 MATCH (:Memory {id: $id})<-[:CHILD_OF*0..]-(d:Memory)
 MATCH (owned)-[:ON|IN]->(d)
 WITH DISTINCT owned
 LIMIT $batch
+WITH collect(owned) AS batch
+CALL (batch) {
+  UNWIND batch AS owned
+  MATCH (v:RecordVersion)-[:VERSION_OF]->(owned)
+  WHERE v.content_json CONTAINS '"file"'
+  RETURN collect(v.content_json) AS contents
+}
+FOREACH (_ IN CASE WHEN size(contents) > 0 THEN [1] ELSE [] END |
+  CREATE (:FileSweep {id: $sweep_id, contents: contents, created_at: $now}))
+WITH batch
+UNWIND batch AS owned
 CALL (owned) {
   OPTIONAL MATCH (v:RecordVersion)-[:VERSION_OF]->(owned)
   DETACH DELETE v

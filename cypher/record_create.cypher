@@ -1,17 +1,25 @@
 // Remembers a record: the Record node (current state and search projection), its first
-// RecordVersion, and a REFERENCES edge to each named record that exists.
+// RecordVersion, and a REFERENCES edge to each named record that exists. A record whose id exists
+// already is left as it is (`created` false): the driver's retry of a commit whose answer was lost,
+// or a retry under the same Idempotency-Key (its id derives from the key), finds the first write.
 // Parameters: $memory_id, $record (map of Record properties), $version (map of RecordVersion
 //   properties), $references (list of maps: rel, record_id, position).
-// Columns: id; no row when the memory vanished. Scope: the service has checked write on the memory.
+// Columns: id, created (bool); no row when the memory vanished. Scope: the service has checked write.
 MATCH (m:Memory {id: $memory_id})
-CREATE (r:Record)-[:IN]->(m)
-SET r = $record
-CREATE (v:RecordVersion)-[:VERSION_OF]->(r)
-SET v = $version
-WITH r
-CALL (r) {
-  UNWIND $references AS ref
-  MATCH (t:Record {id: ref.record_id})
-  CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
+OPTIONAL MATCH (existing:Record {id: $record.id})
+CALL (m, existing) {
+  WITH m, existing
+  WHERE existing IS NULL
+  CREATE (r:Record)-[:IN]->(m)
+  SET r = $record
+  CREATE (v:RecordVersion)-[:VERSION_OF]->(r)
+  SET v = $version
+  WITH r
+  CALL (r) {
+    UNWIND $references AS ref
+    MATCH (t:Record {id: ref.record_id})
+    CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
+  }
+  RETURN count(*) AS made
 }
-RETURN r.id AS id
+RETURN $record.id AS id, existing IS NULL AS created

@@ -1,8 +1,19 @@
 // Erases records for good: every version (content, words, attributes, embedding) and the Record
 // node with its index entries and references. Stored answers to idempotent writes that carry one
 // of these ids hold the content: each is replaced by a 404 naming the erase, and the key is kept,
-// so a replay neither returns the content nor writes it again.
-// Parameters: $ids (record ids already judged by record_erase_plan). Columns: erased (int).
+// so a replay neither returns the content nor writes it again. In the same transaction it leaves
+// two notes, so a crash right after loses nothing of what is left to do: a FileSweep holding the
+// contents of erased versions that named files (their bytes go once no version names them), and an
+// Erasure naming the records asked for (a retry of the same erase finds them done, not unknown).
+// Parameters: $ids (record ids already judged by record_erase_plan), $named (the ids the caller
+//   named), $memory_id, $erasure_id, $sweep_id, $now (int ms). Columns: erased (int).
+OPTIONAL MATCH (fv:RecordVersion)-[:VERSION_OF]->(fr:Record)
+WHERE fr.id IN $ids AND fv.content_json CONTAINS '"file"'
+WITH collect(fv.content_json) AS contents
+FOREACH (_ IN CASE WHEN size(contents) > 0 THEN [1] ELSE [] END |
+  CREATE (:FileSweep {id: $sweep_id, contents: contents, created_at: $now}))
+CREATE (:Erasure {id: $erasure_id, memory_id: $memory_id, record_ids: $named, at: $now})
+WITH 1 AS one
 MATCH (r:Record) WHERE r.id IN $ids
 OPTIONAL MATCH (v:RecordVersion)-[:VERSION_OF]->(r)
 DETACH DELETE v

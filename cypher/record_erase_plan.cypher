@@ -2,13 +2,16 @@
 // record derived from them whose derived_from sources are all being erased (followed to a fixed
 // point, five levels deep), and the file ids any of their versions name.
 // Parameters: $memory_id, $ids (list of record ids).
-// Columns: missing (ids not in the memory), doomed (list of maps: id, memory_id), files (file ids).
+// Columns: missing (ids not in the memory and not erased from it before), doomed (list of maps: id,
+//   memory_id), contents (content_json of their versions). An id an earlier Erasure of this memory
+//   named is not missing: a retry of an erase that was cut off part-way finishes instead of failing.
 // Scope: the service has checked delete on the memory; derived copies elsewhere are reached too,
 // because erase is a person's right over what was concluded from their words.
 CALL () {
   UNWIND $ids AS wanted
   OPTIONAL MATCH (r:Record {id: wanted, memory_id: $memory_id})
-  WITH wanted, r WHERE r IS NULL
+  WITH wanted, r
+  WHERE r IS NULL AND NOT EXISTS { MATCH (e:Erasure {memory_id: $memory_id}) WHERE wanted IN e.record_ids }
   RETURN collect(wanted) AS missing
 }
 CALL () {

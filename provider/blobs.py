@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Protocol
 
@@ -38,6 +40,10 @@ class BlobStore(Protocol):
 
     def get(self, digest: str) -> bytes:
         """The bytes at an address."""
+        ...
+
+    def sweep_incoming(self, older_than_seconds: float) -> int:
+        """Removes uploads a dead process left half-written; how many."""
         ...
 
     def delete(self, digest: str) -> bool:
@@ -114,3 +120,17 @@ class DirectoryBlobStore:
         except FileNotFoundError:
             return False
         return True
+
+    def sweep_incoming(self, older_than_seconds: float) -> int:
+        """Removes staged uploads older than a bound: a live upload renames or removes its own."""
+        incoming = self.root / INCOMING
+        if not incoming.is_dir():
+            return 0
+        cutoff = time.time() - older_than_seconds
+        removed = 0
+        for leftover in incoming.glob("upload-*"):
+            with contextlib.suppress(FileNotFoundError):
+                if leftover.stat().st_mtime < cutoff:
+                    leftover.unlink()
+                    removed += 1
+        return removed

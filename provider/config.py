@@ -109,6 +109,11 @@ class Settings(BaseSettings):
             schema_bytes=self.max_schema_bytes,
         )
 
+    # Leases on multi-step writes (README "What survives what"): a key or a run whose owner stops
+    # renewing for this long is taken over; the sweeper clears what dead processes left.
+    lease_ms: PositiveInt = 30_000
+    sweep_seconds: PositiveInt = 300
+
     @model_validator(mode="after")
     def _refuse_default_admin_key(self) -> Settings:
         # A known or empty admin key is fine on a developer's machine, never in production.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 import uuid
 from datetime import UTC, datetime
@@ -17,6 +18,14 @@ HARNESS = "chrn_"
 def new_id(prefix: str) -> str:
     """A prefix and 32 hex digits."""
     return prefix + uuid.uuid4().hex
+
+
+def derived(prefix: str, seed: str, *parts: str) -> str:
+    """An id a retry makes again: the prefix and 32 hex digits of a hash of the seed and the parts."""
+    h = hashlib.sha256(seed.encode())
+    for part in parts:
+        h.update(b"\x00" + part.encode())
+    return prefix + h.hexdigest()[:32]
 
 
 def now_ms() -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -51,6 +52,7 @@ from provider.services.queries import QueryService
 from provider.services.recall import RecallService
 from provider.services.records import RecordService
 from provider.services.snapshots import SnapshotService
+from provider.services.sweeper import Sweeper
 from provider.services.tree import TreeService
 from provider.services.types import TypeService
 from provider.store.consolidations import Neo4jConsolidationStore
@@ -71,12 +73,24 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     """Wires every service over one store; pure construction, no I/O."""
     principals = Neo4jPrincipalStore(store)
     tree = TreeService(Neo4jMemoryStore(store), settings.provider_id)
-    files = FileService(Neo4jFileStore(store), DirectoryBlobStore(settings.file_dir), settings.content_media)
+    blobs = DirectoryBlobStore(settings.file_dir)
+    files = FileService(Neo4jFileStore(store), blobs, settings.content_media)
     record_store = Neo4jRecordStore(store)
     runs_store = Neo4jConsolidationStore(store)
     tree.busy = runs_store.busy_below
+    tree.deleted = files.sweep
     records = RecordService(tree, record_store, embedder, files)
     recall_store = Neo4jRecallStore(store)
+    idempotency_service = IdempotencyService(Neo4jIdempotencyStore(store), lease_ms=settings.lease_ms)
+    consolidation = ConsolidationService(
+        tree,
+        runs_store,
+        records,
+        provider_id=settings.provider_id,
+        threshold=settings.duplicate_similarity,
+        default_budget=settings.consolidation_budget,
+        lease_ms=settings.lease_ms,
+    )
     return Services(
         settings=settings,
         store=store,
@@ -101,18 +115,20 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         graph=GraphService(
             tree, Neo4jGraphStore(store), recall_store, records, subtree_cap=settings.subtree_cap
         ),
-        idempotency=IdempotencyService(Neo4jIdempotencyStore(store)),
+        idempotency=idempotency_service,
         erase=EraseService(tree, record_store, files, records.references),
         observe=ObserveService(tree, records, settings.provider_id),
         prime=PrimeService(tree, record_store, PackagedTokenizer(settings.embedding_model)),
         types=TypeService(tree),
-        consolidation=ConsolidationService(
-            tree,
-            runs_store,
-            records,
-            provider_id=settings.provider_id,
-            threshold=settings.duplicate_similarity,
-            default_budget=settings.consolidation_budget,
+        consolidation=consolidation,
+        sweeper=Sweeper(
+            idempotency=idempotency_service,
+            consolidation=consolidation,
+            files=files,
+            blobs=blobs,
+            records=record_store,
+            lease_ms=settings.lease_ms,
+            interval_seconds=settings.sweep_seconds,
         ),
         queries=QueryService.from_settings(settings, tree, store, records.references),
     )
@@ -133,8 +149,14 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
             await apply_schema(store, model.dimension)
             services.schema_applied = True
             services.queries.start()
+            # At start-up and then on a schedule: what a process that died left is finished or cleared.
+            sweeping = asyncio.create_task(services.sweeper.run())
             yield
         finally:
+            if "sweeping" in locals():
+                sweeping.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sweeping
             await services.queries.close()
             await store.close()
 

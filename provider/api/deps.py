@@ -29,6 +29,7 @@ from provider.services.queries import QueryService
 from provider.services.recall import RecallService
 from provider.services.records import RecordService
 from provider.services.snapshots import SnapshotService
+from provider.services.sweeper import Sweeper
 from provider.services.tree import TreeService
 from provider.services.types import TypeService
 from provider.store.driver import Neo4jStore
@@ -59,6 +60,7 @@ class Services:
     types: TypeService
     consolidation: ConsolidationService
     queries: QueryService
+    sweeper: Sweeper
     schema_applied: bool = False
 
     def capable(self) -> list[Capable]:

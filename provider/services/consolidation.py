@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+import contextlib
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from provider import ids
@@ -27,6 +28,14 @@ class Run:
     created: int = 0
     superseded: int = 0
     forgotten: int = 0
+    holder: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    async def release(self) -> None:
+        """Stops renewing the lease (the run is closed, or its request was cancelled)."""
+        if self.holder is not None:
+            self.holder.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.holder
 
 
 def run_json(row: dict[str, Any], provider_id: str) -> dict[str, Any]:
@@ -71,7 +80,9 @@ class ConsolidationService:
         provider_id: str,
         threshold: float,
         default_budget: int,
+        lease_ms: int = 30_000,
     ):
+        self.lease_ms = lease_ms
         self.tree = tree
         self.runs = runs
         self.records = records
@@ -88,6 +99,15 @@ class ConsolidationService:
         await self.tree.require(caller, memory_id, "write")
         budget = budget_limit or self.default_budget
         run, (after, after_id) = await self._open(memory_id, "request", budget, None)
+        try:
+            return await self._run_rules(caller, run, budget, after, after_id)
+        finally:
+            await run.release()
+
+    async def _run_rules(
+        self, caller: Caller, run: Run, budget: int, after: int, after_id: str
+    ) -> dict[str, Any]:
+        memory_id = run.memory_id
         try:
             rows = await self.runs.candidates(memory_id, after, after_id)
             # Comparing each examined fact with those kept before it is CPU work: off the event loop.
@@ -123,11 +143,25 @@ class ConsolidationService:
             now=ids.now_ms(),
             budget=budget,
             revert_of=revert_of,
+            lease_until=ids.now_ms() + self.lease_ms,
         )
         if not row["started"]:
             raise ConflictError("A consolidation already runs in this memory.")
         writer = Writer(kind="provider", id=self.provider_id, consolidation_id=run_id)
-        return Run(id=run_id, memory_id=memory_id, writer=writer), (int(row["after"]), str(row["after_id"]))
+        run = Run(id=run_id, memory_id=memory_id, writer=writer)
+        run.holder = asyncio.create_task(self._hold(run.id))
+        return run, (int(row["after"]), str(row["after_id"]))
+
+    async def _hold(self, run_id: str) -> None:
+        """Renews the run's lease a third of a lease apart until it is released or no longer running."""
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            if not await self.runs.renew(run_id, ids.now_ms() + self.lease_ms):
+                return
+
+    async def close_abandoned(self) -> int:
+        """Closes runs whose process died (the sweeper calls this); how many."""
+        return await self.runs.close_abandoned(ids.now_ms())
 
     async def _close(
         self,
@@ -220,6 +254,8 @@ class ConsolidationService:
         except Exception as e:
             await self._close(run, "failed", error=type(e).__name__)
             raise
+        finally:
+            await run.release()
         await self._close(run, "completed")
         await self.runs.mark_reverted(run_id, run.id)
         return await self.get(caller, memory_id, run.id)

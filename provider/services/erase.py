@@ -5,10 +5,10 @@ The answer lists, honestly, what the provider could not reach.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from provider import ids
 from provider.errors import RecordNotFoundError
 from provider.models import Caller
 from provider.services.files import FileService
@@ -50,8 +50,11 @@ class EraseService:
         if plan["missing"]:
             raise RecordNotFoundError("A record named is not in this memory.", param="record_ids")
         doomed = plan["doomed"]
-        await self.records.erase([d["id"] for d in doomed])
-        await self.files.erase_unnamed(_file_ids(plan["contents"]))
+        named = sorted(set(record_ids))
+        await self.records.erase(memory_id, [d["id"] for d in doomed], named, ids.now_ms())
+        # The erase left a note of the files its versions named; the bytes go now (or, after a crash,
+        # when the sweeper or the next erase or delete deals with the note).
+        await self.files.sweep()
         touched = sorted({d["memory_id"] for d in doomed})
         for invalidate in self.invalidators:
             await invalidate(touched)
@@ -59,12 +62,3 @@ class EraseService:
         named = [r for r in dict.fromkeys(record_ids)]
         derived = [d["id"] for d in doomed if d["id"] not in named and d["memory_id"] in readable]
         return {"object": "memory.erasure", "erased": named + derived, "unreachable": list(UNREACHABLE)}
-
-
-def _file_ids(contents: list[str]) -> list[str]:
-    ids: list[str] = []
-    for raw in contents:
-        for part in json.loads(raw or "[]"):
-            if isinstance(part, dict) and part.get("type") == "file":
-                ids.append(part["file"]["id"])
-    return ids

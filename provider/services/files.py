@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import json
 from typing import Any
 
 from provider import ids
@@ -108,6 +109,19 @@ class FileService:
             await asyncio.to_thread(self.blobs.delete, digest)
         return [row["id"] for row in gone]
 
+    async def sweep(self, before: int | None = None, limit: int = 100) -> int:
+        """Deals with the notes erase and memory delete left (all, or those made before `before`).
+
+        Removing bytes no version names is safe to repeat, so two instances sweeping the same note
+        do no harm; the note goes only after its files were dealt with, so a crash midway repeats it.
+        """
+        swept = 0
+        for note in await self.files.sweeps(ids.now_ms() if before is None else before, limit):
+            await self.erase_unnamed(_file_ids(note["contents"]))
+            await self.files.sweep_done(note["id"])
+            swept += 1
+        return swept
+
     async def read(self, file_id: str) -> tuple[bytes, str]:
         """The exact bytes and their media type."""
         meta = (await self.files.get_many([file_id])).get(file_id)
@@ -118,3 +132,13 @@ class FileService:
         except FileNotFoundError as e:
             raise FileNotFoundInStoreError("The file's bytes are no longer kept.") from e
         return data, meta["media_type"]
+
+
+def _file_ids(contents: list[str]) -> list[str]:
+    """The file ids named in stored content (each a JSON list of parts)."""
+    found: list[str] = []
+    for raw in contents:
+        for part in json.loads(raw or "[]"):
+            if isinstance(part, dict) and part.get("type") == "file" and isinstance(part.get("file"), dict):
+                found.append(str(part["file"].get("id")))
+    return found

@@ -1,9 +1,17 @@
-"""Idempotency-Key on every write: a repeat returns the first answer and does nothing again."""
+"""Idempotency-Key on every write: a repeat returns the first answer and does the work only once.
+
+A key belongs to a principal (not to the credential that sent it, so a rotated key still replays)
+and is kept 48 hours (the chapter asks at least 24). While its first request runs, the key is held
+under a lease its owner renews; a request that finds the lease run out (its owner died) takes the
+key over. The work itself is done once because a write under a key derives its new ids from the
+key (`seed`): the taker makes the ids the dead owner made, and the store keeps the first.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import uuid
 from dataclasses import dataclass
 
 from provider import ids
@@ -11,7 +19,6 @@ from provider.errors import ConflictError, MemoryInvalidError
 from provider.store.idempotency import Neo4jIdempotencyStore
 
 KEEP_MS = 48 * 3600 * 1000
-WAIT_SECONDS = 30.0
 POLL_SECONDS = 0.05
 MAX_KEY_LENGTH = 255
 
@@ -22,6 +29,15 @@ class Replay:
 
     status: int
     body: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A key this request holds: its id, the owner's token, and the seed its new ids derive from."""
+
+    key_id: str
+    token: str
+    seed: str
 
 
 def digest(*parts: bytes | str) -> str:
@@ -35,45 +51,71 @@ def digest(*parts: bytes | str) -> str:
 
 
 class IdempotencyService:
-    """Keys are scoped to the credential that sent them and kept 48 hours (the chapter asks ≥ 24)."""
+    """Claims, leases, replays and sweeps keys."""
 
-    def __init__(self, keys: Neo4jIdempotencyStore):
+    def __init__(self, keys: Neo4jIdempotencyStore, *, lease_ms: int = 30_000, wait_seconds: float = 30.0):
         self.keys = keys
+        self.lease_ms = lease_ms
+        self.wait_seconds = wait_seconds
 
-    async def begin(self, caller_hash: str, key: str, fingerprint: str) -> tuple[str, Replay | None]:
-        """The key's id, and the first answer when this is a repeat (waiting while it is running)."""
+    async def begin(self, principal: str, key: str, fingerprint: str) -> Claim | Replay:
+        """The request's claim on the key, or the first answer when it is a repeat.
+
+        A repeat of a request still running waits for it, and takes the key over if its owner's
+        lease runs out while waiting.
+        """
         if not key or len(key) > MAX_KEY_LENGTH:
             raise MemoryInvalidError("Idempotency-Key is 1 to 255 characters.", param="Idempotency-Key")
-        key_id = digest(caller_hash, key)
-        now = ids.now_ms()
-        row = await self.keys.claim(key_id, fingerprint, now, now - KEEP_MS)
-        if row["fresh"]:
-            return key_id, None
-        return key_id, await self._replay(key_id, fingerprint, row)
-
-    async def _replay(self, key_id: str, fingerprint: str, row: dict[str, object] | None) -> Replay | None:
+        key_id = digest(principal, key)
+        token = uuid.uuid4().hex
         waited = 0.0
-        while row is not None and row["state"] == "pending" and waited < WAIT_SECONDS:
+        while True:
+            row = await self._claim(key_id, fingerprint, token)
+            if row["fresh"]:
+                return Claim(key_id=key_id, token=token, seed=digest(key_id, str(row["created_at"])))
+            if row["fingerprint"] != fingerprint:
+                raise MemoryInvalidError(
+                    "This Idempotency-Key was used with another request.", param="Idempotency-Key"
+                )
+            if row["state"] != "pending":
+                return Replay(status=int(str(row["status"])), body=str(row["body"]))
+            if waited >= self.wait_seconds:
+                raise ConflictError("The first request with this Idempotency-Key is still running.")
             await asyncio.sleep(POLL_SECONDS)
             waited += POLL_SECONDS
-            row = await self.keys.read(key_id)
-        if row is None:
-            raise ConflictError("The first request with this Idempotency-Key failed; send it again.")
-        if row["fingerprint"] != fingerprint:
-            raise MemoryInvalidError(
-                "This Idempotency-Key was used with another request.", param="Idempotency-Key"
-            )
-        if row["state"] == "pending":
-            raise ConflictError("The first request with this Idempotency-Key is still running.")
-        return Replay(status=int(str(row["status"])), body=str(row["body"]))
 
-    async def finish(self, key_id: str, status: int, body: bytes) -> None:
+    async def _claim(self, key_id: str, fingerprint: str, token: str) -> dict[str, object]:
+        now = ids.now_ms()
+        return await self.keys.claim(
+            key_id,
+            fingerprint,
+            token,
+            now=now,
+            expires_before=now - KEEP_MS,
+            lease_until=now + self.lease_ms,
+        )
+
+    async def hold(self, claim: Claim) -> None:
+        """Renews the lease until cancelled (the request's answer is in), a third of a lease apart."""
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            if not await self.keys.renew(claim.key_id, claim.token, ids.now_ms() + self.lease_ms):
+                return
+
+    async def finish(self, claim: Claim, status: int, body: bytes) -> None:
         """Keeps what the client was told; a server failure frees the key for a retry instead."""
         if status >= 500 or status in (401, 403, 409, 429):
-            await self.keys.release(key_id)
+            await self.keys.release(claim.key_id, claim.token)
             return
-        await self.keys.complete(key_id, status, body.decode("utf-8", "replace"), ids.now_ms())
+        await self.keys.complete(
+            claim.key_id, claim.token, status, body.decode("utf-8", "replace"), ids.now_ms()
+        )
 
-    async def abandon(self, key_id: str) -> None:
+    async def abandon(self, claim: Claim) -> None:
         """The request raised before answering."""
-        await self.keys.release(key_id)
+        await self.keys.release(claim.key_id, claim.token)
+
+    async def sweep(self, batch: int = 1000) -> int:
+        """Deletes expired keys and keys abandoned for a whole keep period; how many."""
+        now = ids.now_ms()
+        return await self.keys.sweep(now - KEEP_MS, now - KEEP_MS, batch)

@@ -60,16 +60,20 @@ class RecordService:
         self.files = files
         self.references = ReferenceResolver(tree, records)
 
-    async def remember(self, caller: Caller, memory_id: str, draft: RecordDraft) -> ReadRecord:
+    async def remember(
+        self, caller: Caller, memory_id: str, draft: RecordDraft, *, record_id: str | None = None
+    ) -> ReadRecord:
         """Writes one record as stated; needs write.
 
         The access check and the validation and embedding run side by side (the model is the slow part):
         nothing is written before the check passes, and its refusal outranks the errors found in the
-        store (files, references), so a caller without write learns nothing from them.
+        store (files, references), so a caller without write learns nothing from them. A `record_id`
+        given (derived from an Idempotency-Key) that exists already answers with what is there: the
+        first attempt's write.
         """
         checked, prepared = await asyncio.gather(
             self.tree.require(caller, memory_id, "write"),
-            self._prepared_one(caller, memory_id, draft),
+            self._prepared_one(caller, memory_id, draft, record_id or ids.new_id(ids.RECORD)),
             return_exceptions=True,
         )
         if isinstance(checked, BaseException):
@@ -77,12 +81,19 @@ class RecordService:
         if isinstance(prepared, BaseException):
             raise prepared
         version, words, embedding = prepared
-        if not await self.records.create(version, words, embedding):
+        created = await self.records.create(version, words, embedding)
+        if created is None:
             raise RecordNotFoundError("The memory was deleted while the record was written.")
+        if not created:
+            return await self._as_read(
+                caller, (await self._stored(caller, memory_id, version.record_id, "write")).latest()
+            )
         return await self._as_read(caller, version)
 
-    async def _prepared_one(self, caller: Caller, memory_id: str, draft: RecordDraft) -> EmbeddedRow:
-        version = await self.stated_version(caller, memory_id, draft, ids.new_id(ids.RECORD))
+    async def _prepared_one(
+        self, caller: Caller, memory_id: str, draft: RecordDraft, record_id: str
+    ) -> EmbeddedRow:
+        version = await self.stated_version(caller, memory_id, draft, record_id)
         return (await self._embedded([version]))[0]
 
     async def prepare_many(

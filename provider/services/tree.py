@@ -87,6 +87,8 @@ class TreeService:
         self.memories = memories
         self.default_provider = default_provider
         self.busy: Callable[[str], Awaitable[bool]] | None = None
+        # What runs after a delete: the file sweep (bytes no remaining version names), wired by the app.
+        self.deleted: Callable[[], Awaitable[int]] | None = None
 
     async def _refuse_if_busy(self, memory_id: str) -> None:
         """Moves and deletes wait while a consolidation runs in the subtree."""
@@ -114,8 +116,11 @@ class TreeService:
         access.require(view.privileges, privilege)
         return view
 
-    async def create(self, caller: Caller, draft: MemoryDraft) -> MemoryView:
-        """A new memory; `create` on the parent when one is named."""
+    async def create(self, caller: Caller, draft: MemoryDraft, *, seed: str | None = None) -> MemoryView:
+        """A new memory; `create` on the parent when one is named.
+
+        Under an Idempotency-Key its ids derive from the key's `seed`, so a retry makes the same memory.
+        """
         parent_id = draft.parent_id
         if parent_id:
             await self.require(caller, parent_id, "create")
@@ -123,14 +128,14 @@ class TreeService:
         if provider is not None and provider != self.default_provider:
             raise MemoryInvalidError("No connected provider has that id.", param="provider")
         created = await self.memories.create(
-            id=ids.new_id(ids.MEMORY),
+            id=ids.derived(ids.MEMORY, seed, "memory") if seed else ids.new_id(ids.MEMORY),
             name=draft.name,
             description=draft.description,
             parent_id=parent_id,
             restricted=draft.restricted,
             provider=provider,
             default_provider=self.default_provider,
-            grant_id=ids.new_id(ids.GRANT),
+            grant_id=ids.derived(ids.GRANT, seed, "grant") if seed else ids.new_id(ids.GRANT),
             creator=caller.principal,
             now=ids.now_ms(),
         )
@@ -173,6 +178,8 @@ class TreeService:
         await self.require(caller, memory_id, "delete")
         await self._refuse_if_busy(memory_id)
         removed = await self.memories.delete(memory_id)
+        if self.deleted is not None:
+            await self.deleted()
         return {"id": memory_id, "object": "memory.deleted", "deleted": True, "memories": removed}
 
     async def list_entries(self, caller: Caller, cursor: str | None, limit: int) -> Page[MemoryView]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from provider.ids import now_ms
 from provider.store.driver import Neo4jStore, Row
 
 
@@ -72,5 +73,15 @@ class Neo4jConsolidationStore:
 
     async def busy_below(self, memory_id: str) -> bool:
         """A run is active in the memory or below it."""
-        rows = await self.store.read("consolidation_active_below", memory_id=memory_id)
+        rows = await self.store.read("consolidation_active_below", memory_id=memory_id, now=now_ms())
         return bool(rows and rows[0]["busy"])
+
+    async def renew(self, run_id: str, lease_until: int) -> bool:
+        """False once the run is no longer running (closed, or taken for dead)."""
+        rows = await self.store.write("consolidation_renew", id=run_id, lease_until=lease_until)
+        return bool(rows and rows[0]["renewed"])
+
+    async def close_abandoned(self, now: int) -> int:
+        """Closes as failed the runs whose lease ran out; how many."""
+        rows = await self.store.write("consolidation_abandoned", now=now)
+        return int(rows[0]["closed"]) if rows else 0

@@ -33,3 +33,11 @@ class Neo4jFileStore:
     async def get_many(self, file_ids: list[str]) -> dict[str, Row]:
         """Id → metadata for the ids that exist."""
         return {r["id"]: r for r in await self.store.read("file_get_many", ids=file_ids)}
+
+    async def sweeps(self, before: int, limit: int) -> list[Row]:
+        """Notes of files to check (left by erase and memory delete), oldest first."""
+        return await self.store.read("file_sweep_pending", before=before, limit=limit)
+
+    async def sweep_done(self, sweep_id: str) -> None:
+        """Drops a note once its files are dealt with."""
+        await self.store.write("file_sweep_done", id=sweep_id)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from provider.ids import now_ms
 from provider.models import MemoryNode, NodeFacts
 from provider.store.driver import Neo4jStore, Row
 
@@ -155,7 +157,12 @@ class Neo4jMemoryStore:
         their versions ran past Neo4j's transaction memory limit. A failure part-way leaves the memory
         in place, fewer of its contents, and the same call finishes the job.
         """
-        while (await self.store.write("memory_delete_batch", id=memory_id, batch=DELETE_BATCH))[0]["deleted"]:
-            pass
+        while True:
+            sweep_id = "hfsw_" + uuid.uuid4().hex
+            done = await self.store.write(
+                "memory_delete_batch", id=memory_id, batch=DELETE_BATCH, sweep_id=sweep_id, now=now_ms()
+            )
+            if not done[0]["deleted"]:
+                break
         rows = await self.store.write("memory_delete", id=memory_id)
         return list(rows[0]["memories"]) if rows else []

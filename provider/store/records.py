@@ -6,6 +6,7 @@ The Record node holds the current state and, while active, the search projection
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 from provider.ids import parse_instant
@@ -137,8 +138,8 @@ class Neo4jRecordStore:
     def __init__(self, store: Neo4jStore):
         self.store = store
 
-    async def create(self, version: RecordVersion, words: str, embedding: list[float] | None) -> bool:
-        """False when the memory vanished."""
+    async def create(self, version: RecordVersion, words: str, embedding: list[float] | None) -> bool | None:
+        """True when written, False when its id was there already, None when the memory vanished."""
         rows = await self.store.write(
             "record_create",
             memory_id=version.memory_id,
@@ -146,7 +147,7 @@ class Neo4jRecordStore:
             version=version_properties(version, words, embedding),
             references=_edges(version.references),
         )
-        return bool(rows)
+        return bool(rows[0]["created"]) if rows else None
 
     async def create_many(self, rows: list[tuple[RecordVersion, str, list[float] | None]]) -> int:
         """One transaction for a batch; ids that exist already are left alone. Returns how many were new."""
@@ -184,9 +185,22 @@ class Neo4jRecordStore:
         """Missing ids, doomed records (the named and what was derived only from them), their contents."""
         return (await self.store.read("record_erase_plan", memory_id=memory_id, ids=record_ids))[0]
 
-    async def erase(self, record_ids: list[str]) -> None:
-        """Removes every version and the record itself."""
-        await self.store.write("record_erase", ids=record_ids)
+    async def erase(self, memory_id: str, record_ids: list[str], named: list[str], now: int) -> None:
+        """Removes every version and the record itself, leaving notes of what is left to do."""
+        await self.store.write(
+            "record_erase",
+            ids=record_ids,
+            named=named,
+            memory_id=memory_id,
+            erasure_id="hers_" + uuid.uuid4().hex,
+            sweep_id="hfsw_" + uuid.uuid4().hex,
+            now=now,
+        )
+
+    async def sweep_erasures(self, before: int, batch: int) -> int:
+        """Forgets notes of finished erases made before `before`; how many."""
+        rows = await self.store.write("erasure_sweep", before=before, batch=batch)
+        return int(rows[0]["swept"]) if rows else 0
 
     async def read(self, record_id: str) -> StoredRecord | None:
         """A record with all its versions, or None."""

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from provider import ids
 from tests.api.lifecycle_support import cypher, provider_document, refs
 from tests.api.records_support import Lab, Reply, assert_error, ok, validate
 from tests.conftest import Admin, Member
@@ -283,9 +284,11 @@ def test_a_run_in_progress_blocks_moves_and_deletes_of_its_memory_and_ancestors(
     run_id = f"hcon_{uuid.uuid4().hex}"
     cypher(
         neo4j_target,
-        "CREATE (:Consolidation {id: $id, memory_id: $memory_id, status: 'running', started_at: 0})",
+        "CREATE (:Consolidation {id: $id, memory_id: $memory_id, status: 'running', started_at: 0,"
+        " lease_until: $far})",
         id=run_id,
         memory_id=child,
+        far=ids.now_ms() + 3_600_000,
     )
     try:
         for memory_id in (child, root):
@@ -361,3 +364,35 @@ def test_a_bad_budget_is_422(lab: Lab, alice: Member, body: dict[str, Any]) -> N
     memory = lab.memory(alice)
     assert_error(start_reply(lab, alice, memory, body), 422, "memory_invalid")
     assert ok(lab.client.get(runs_path(memory), headers=alice.headers))["data"] == []
+
+
+def test_a_run_whose_process_died_blocks_nothing_and_is_closed_as_failed(
+    lab: Lab, alice: Member, neo4j_target: Neo4jTarget, client: TestClient
+) -> None:
+    """A run left `running` by a dead process held its memory busy for good; its lease now runs out."""
+    root = lab.memory(alice)
+    child = lab.memory(alice, parent_id=root)
+    elsewhere = lab.memory(alice)
+    dead, later = f"hcon_{uuid.uuid4().hex}", f"hcon_{uuid.uuid4().hex}"
+    for run_id in (dead, later):
+        cypher(
+            neo4j_target,
+            "MATCH (m:Memory {id: $memory_id}) CREATE (:Consolidation {id: $id, memory_id: $memory_id,"
+            " status: 'running', started_at: 0, lease_until: $gone})-[:IN]->(m)",
+            id=run_id,
+            memory_id=child,
+            gone=ids.now_ms() - 1,
+        )
+    moved = ok(lab.client.put(f"/v1/memories/{child}", json={"parent_id": elsewhere}, headers=alice.headers))
+    assert moved["parent_id"] == elsewhere
+    started = ok(start_reply(lab, alice, child, {}))
+    assert started["status"] == "completed"
+    runs = {
+        r["id"]: r
+        for r in ok(lab.client.get(f"/v1/memories/{child}/consolidations", headers=alice.headers))["data"]
+    }
+    assert runs[dead]["status"] == "failed" and "abandoned" in runs[dead]["error"]
+    services = client.app.state.services  # type: ignore[attr-defined]
+    portal = client.portal
+    assert portal is not None
+    assert portal.call(services.sweeper.sweep).runs == 0  # start closed them already

@@ -8,13 +8,14 @@ from fastapi import APIRouter
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
+from provider.api.idempotency import idempotent
 from provider.protocol.lifecycle_requests import ConsolidationStart
 from provider.protocol.responses import ConsolidationListOut, ConsolidationOut, FreeListOut
 
 router = APIRouter(prefix="/v1/memories/{memory_id}/consolidations", tags=["consolidations"])
 
 
-@router.post("", **answers(ConsolidationOut))
+@router.post("", dependencies=[idempotent("write")], **answers(ConsolidationOut))
 async def start(
     memory_id: str,
     services: ServicesDep,
@@ -44,7 +45,7 @@ async def changes(memory_id: str, run_id: str, services: ServicesDep, caller: Ca
     return {"object": "list", "data": await services.consolidation.changes(caller, memory_id, run_id)}
 
 
-@router.post("/{run_id}/revert", **answers(ConsolidationOut))
+@router.post("/{run_id}/revert", dependencies=[idempotent("write")], **answers(ConsolidationOut))
 async def revert(memory_id: str, run_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """Undoes the run by appending versions."""
     return await services.consolidation.revert(caller, memory_id, run_id)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
+from provider.api.idempotency import idempotent
 from provider.api.uploads import read_upload
 from provider.protocol.responses import UploadedFileOut
 
@@ -33,7 +34,7 @@ MULTIPART_BODY = {
 }
 
 
-@router.post("", openapi_extra=MULTIPART_BODY, **answers(UploadedFileOut))
+@router.post("", openapi_extra=MULTIPART_BODY, dependencies=[idempotent()], **answers(UploadedFileOut))
 async def upload(request: Request, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """Keeps the bytes; a record then names the file by id."""
     staged = services.files.stage()

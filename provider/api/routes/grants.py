@@ -8,6 +8,7 @@ from fastapi import APIRouter
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
+from provider.api.idempotency import idempotent
 from provider.protocol.memories import GrantCreate, grant_json
 from provider.protocol.responses import DeletedOut, GrantListOut, GrantOut
 
@@ -21,7 +22,7 @@ async def list_grants(memory_id: str, services: ServicesDep, caller: CallerDep) 
     return {"object": "list", "data": [grant_json(g) for g in grants]}
 
 
-@router.post("", **answers(GrantOut))
+@router.post("", dependencies=[idempotent("delete")], **answers(GrantOut))
 async def create_grant(
     memory_id: str, body: GrantCreate, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
@@ -31,7 +32,7 @@ async def create_grant(
     )
 
 
-@router.delete("/{grant_id}", **answers(DeletedOut))
+@router.delete("/{grant_id}", dependencies=[idempotent("delete")], **answers(DeletedOut))
 async def delete_grant(
     memory_id: str, grant_id: str, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:

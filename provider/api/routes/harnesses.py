@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends
 
 from provider.api.deps import CallerDep, ServicesDep, get_caller
 from provider.api.docs import answers, refusals
+from provider.api.idempotency import idempotent
 from provider.errors import HarnessNotFoundError
 from provider.protocol.memories import HarnessMemorySettings
 from provider.protocol.responses import HarnessMemoriesOut
@@ -22,7 +23,7 @@ async def get_harness_memories(harness_id: str, services: ServicesDep, caller: C
     return await services.harnesses.memories(caller, harness_id)
 
 
-@router.put("/{harness_id}/memories", **answers(HarnessMemoriesOut))
+@router.put("/{harness_id}/memories", dependencies=[idempotent()], **answers(HarnessMemoriesOut))
 async def put_harness_memories(
     harness_id: str, body: HarnessMemorySettings, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:

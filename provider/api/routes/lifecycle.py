@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
+from provider.api.idempotency import idempotent
 from provider.protocol.lifecycle_requests import EraseRequest
 from provider.protocol.record_requests import ObserveRequest
 from provider.protocol.records import record_json
@@ -17,7 +18,7 @@ router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["lifecycle"])
 PRIME_BUDGET_MAX = 100_000  # tokens: far past any context window, and bounded
 
 
-@router.post("/observe", **answers(RecordListOut))
+@router.post("/observe", dependencies=[idempotent("write")], **answers(RecordListOut))
 async def observe(
     memory_id: str, body: ObserveRequest, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
@@ -26,7 +27,7 @@ async def observe(
     return {"object": "list", "data": [record_json(r) for r in kept], "next": None}
 
 
-@router.post("/erase", **answers(ErasureOut))
+@router.post("/erase", dependencies=[idempotent("delete")], **answers(ErasureOut))
 async def erase(
     memory_id: str, body: EraseRequest, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:

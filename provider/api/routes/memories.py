@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
+from provider.api.idempotency import idempotent, seed_of
 from provider.protocol.memories import MemoryCreate, MemoryUpdate, memory_json, memory_page_json
 from provider.protocol.responses import MemoryDeletedOut, MemoryListOut, MemoryOut
 from provider.services.tree import MemoryChanges, MemoryDraft
@@ -41,8 +42,10 @@ async def list_memories(
     return memory_page_json(page)
 
 
-@router.post("", **answers(MemoryOut))
-async def create_memory(body: MemoryCreate, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+@router.post("", dependencies=[idempotent()], **answers(MemoryOut))
+async def create_memory(
+    body: MemoryCreate, services: ServicesDep, caller: CallerDep, request: Request
+) -> dict[str, Any]:
     """A root, or a child of a memory the caller may `create` in."""
     draft = MemoryDraft(
         name=body.name,
@@ -51,7 +54,7 @@ async def create_memory(body: MemoryCreate, services: ServicesDep, caller: Calle
         restricted=body.restricted,
         provider=body.provider,
     )
-    return memory_json(await services.tree.create(caller, draft))
+    return memory_json(await services.tree.create(caller, draft, seed=seed_of(request)))
 
 
 @router.get("/{memory_id}", **answers(MemoryOut))
@@ -60,7 +63,7 @@ async def get_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -
     return memory_json(await services.tree.view(caller, memory_id))
 
 
-@router.put("/{memory_id}", **answers(MemoryOut))
+@router.put("/{memory_id}", dependencies=[idempotent("write")], **answers(MemoryOut))
 async def update_memory(
     memory_id: str, body: MemoryUpdate, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
@@ -75,7 +78,7 @@ async def update_memory(
     return memory_json(await services.tree.update(caller, memory_id, changes))
 
 
-@router.delete("/{memory_id}", **answers(MemoryDeletedOut))
+@router.delete("/{memory_id}", dependencies=[idempotent("delete")], **answers(MemoryDeletedOut))
 async def delete_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """The memory, its records and its whole subtree."""
     return await services.tree.delete(caller, memory_id)

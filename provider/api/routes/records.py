@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from provider import ids
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
+from provider.api.idempotency import idempotent, seed_of
 from provider.protocol.record_requests import RecordCreate, RecordRevise, SnapshotCreate
 from provider.protocol.records import record_json
 from provider.protocol.responses import RecordListOut, RecordOut, SnapshotListOut, SnapshotOut
@@ -18,12 +20,14 @@ router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["records"])
 AsOf = Annotated[str | None, Query(max_length=128, description="An ISO 8601 instant or a snapshot id.")]
 
 
-@router.post("/records", **answers(RecordOut))
+@router.post("/records", dependencies=[idempotent("write")], **answers(RecordOut))
 async def remember(
-    memory_id: str, body: RecordCreate, services: ServicesDep, caller: CallerDep
+    memory_id: str, body: RecordCreate, services: ServicesDep, caller: CallerDep, request: Request
 ) -> dict[str, Any]:
     """Writes one record as stated (needs write)."""
-    return record_json(await services.records.remember(caller, memory_id, body.draft()))
+    seed = seed_of(request)
+    record_id = ids.derived(ids.RECORD, seed, memory_id) if seed else None
+    return record_json(await services.records.remember(caller, memory_id, body.draft(), record_id=record_id))
 
 
 @router.get("/records", **answers(RecordListOut))
@@ -54,7 +58,7 @@ async def get_record(
     return record_json(await services.records.get(caller, memory_id, record_id, as_of))
 
 
-@router.patch("/records/{record_id}", **answers(RecordOut))
+@router.patch("/records/{record_id}", dependencies=[idempotent("write")], **answers(RecordOut))
 async def revise(
     memory_id: str, record_id: str, body: RecordRevise, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
@@ -62,7 +66,7 @@ async def revise(
     return record_json(await services.records.revise(caller, memory_id, record_id, body.changes()))
 
 
-@router.delete("/records/{record_id}", **answers(RecordOut))
+@router.delete("/records/{record_id}", dependencies=[idempotent("write")], **answers(RecordOut))
 async def forget(memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """Closes the record and keeps its trace (needs write)."""
     return record_json(await services.records.forget(caller, memory_id, record_id))
@@ -84,7 +88,7 @@ async def content_part(
     return Response(content=data, media_type=media_type)
 
 
-@router.post("/snapshots", **answers(SnapshotOut))
+@router.post("/snapshots", dependencies=[idempotent("write")], **answers(SnapshotOut))
 async def create_snapshot(
     memory_id: str, body: SnapshotCreate, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:

@@ -1,0 +1,81 @@
+"""The sweeper: finishes or clears what a dead process left, at start-up and on a schedule.
+
+Every multi-step write leaves something in Neo4j that says what is left to do, with an owner's lease
+where someone may be waiting: idempotency keys, consolidation runs, file notes left by erase and
+memory delete, erase notes, staged uploads. A live request finishes its own; this takes the rest,
+so nothing stays stuck past a lease, even when no retry ever comes. Sweeping twice, or from two
+instances at once, does no harm: each step is safe to repeat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from provider import ids
+from provider.blobs import BlobStore
+from provider.services.consolidation import ConsolidationService
+from provider.services.files import FileService
+from provider.services.idempotency import KEEP_MS, IdempotencyService
+from provider.store.records import Neo4jRecordStore
+
+log = logging.getLogger("provider.sweeper")
+UPLOAD_GRACE_SECONDS = 3600.0  # a staged upload older than this has no live request behind it
+
+
+@dataclass
+class Swept:
+    """What one pass cleared."""
+
+    keys: int = 0
+    runs: int = 0
+    file_notes: int = 0
+    erasures: int = 0
+    uploads: int = 0
+
+
+class Sweeper:
+    """One pass (`sweep`) and the loop that repeats it (`run`)."""
+
+    def __init__(
+        self,
+        *,
+        idempotency: IdempotencyService,
+        consolidation: ConsolidationService,
+        files: FileService,
+        blobs: BlobStore,
+        records: Neo4jRecordStore,
+        lease_ms: int,
+        interval_seconds: float,
+    ):
+        self.idempotency = idempotency
+        self.consolidation = consolidation
+        self.files = files
+        self.blobs = blobs
+        self.records = records
+        self.lease_ms = lease_ms
+        self.interval_seconds = interval_seconds
+
+    async def sweep(self) -> Swept:
+        """One pass over everything a dead process could have left."""
+        now = ids.now_ms()
+        return Swept(
+            keys=await self.idempotency.sweep(),
+            runs=await self.consolidation.close_abandoned(),
+            # A note younger than a lease may belong to a request still finishing it: leave it be.
+            file_notes=await self.files.sweep(before=now - self.lease_ms),
+            erasures=await self.records.sweep_erasures(now - KEEP_MS, 1000),
+            uploads=await asyncio.to_thread(self.blobs.sweep_incoming, UPLOAD_GRACE_SECONDS),
+        )
+
+    async def run(self) -> None:
+        """Sweeps now, then every interval, until cancelled; a failed pass is logged and retried."""
+        while True:
+            try:
+                swept = await self.sweep()
+                if any(vars(swept).values()):
+                    log.info("swept %s", swept)
+            except Exception:
+                log.exception("a sweep failed; the next one retries")
+            await asyncio.sleep(self.interval_seconds)
