@@ -166,9 +166,10 @@ class Idempotency:
         start = next((m for m in held if m["type"] == "http.response.start"), None)
         content = b"".join(m.get("body", b"") for m in held if m["type"] == "http.response.body")
         status = start["status"] if start else 500
+        kept = None
         if pending.secret and scope is not None:
-            status, content = _redacted(status, content, str(scope.get("state", {}).get("request_id", "")))
-        await service.finish(pending.claim, status, content)
+            kept = _redacted(status, content, str(scope.get("state", {}).get("request_id", "")))
+        await service.finish(pending.claim, status, content, kept=kept)
 
 
 async def _replayed(request: Request, exc: Exception) -> Response:

@@ -102,14 +102,16 @@ class IdempotencyService:
             if not await self.keys.renew(claim.key_id, claim.token, ids.now_ms() + self.lease_ms):
                 return
 
-    async def finish(self, claim: Claim, status: int, body: bytes) -> None:
-        """Keeps what the client was told; a server failure frees the key for a retry instead."""
+    async def finish(
+        self, claim: Claim, status: int, body: bytes, *, kept: tuple[int, bytes] | None = None
+    ) -> None:
+        """Keeps what the client was told (or `kept`, in place of a secret); a failure frees the key."""
         if status >= 500 or status in (401, 403, 409, 429):
             await self.keys.release(claim.key_id, claim.token)
             return
-        await self.keys.complete(
-            claim.key_id, claim.token, status, body.decode("utf-8", "replace"), ids.now_ms()
-        )
+        kept_status, kept_body = kept or (status, body)
+        text = kept_body.decode("utf-8", "replace")
+        await self.keys.complete(claim.key_id, claim.token, kept_status, text, ids.now_ms())
 
     async def abandon(self, claim: Claim) -> None:
         """The request raised before answering."""

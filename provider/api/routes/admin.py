@@ -8,6 +8,7 @@ from fastapi import APIRouter
 
 from provider.api.deps import AdminDep, ServicesDep
 from provider.api.docs import answers
+from provider.api.idempotency import idempotent
 from provider.protocol.admin import GroupCreate, HarnessCreate, KeyCreate, KeyRotate, MemberCreate
 from provider.protocol.responses import (
     ApiKeyListOut,
@@ -22,13 +23,13 @@ from provider.protocol.responses import (
 router = APIRouter(prefix="/v1/admin", tags=["admin"])
 
 
-@router.post("/members", **answers(PrincipalOut))
+@router.post("/members", dependencies=[idempotent()], **answers(PrincipalOut))
 async def create_member(body: MemberCreate, services: ServicesDep, _: AdminDep) -> dict[str, Any]:
     """`{id, principal, type, name}`."""
     return await services.admin.create_member(body.type, body.name)
 
 
-@router.post("/members/{member_id}/keys", **answers(IssuedKeyOut))
+@router.post("/members/{member_id}/keys", dependencies=[idempotent(secret=True)], **answers(IssuedKeyOut))
 async def create_key(
     member_id: str, services: ServicesDep, _: AdminDep, body: KeyCreate | None = None
 ) -> dict[str, Any]:
@@ -45,13 +46,17 @@ async def list_keys(member_id: str, services: ServicesDep, _: AdminDep) -> dict[
     return await services.admin.list_keys(member_id)
 
 
-@router.delete("/members/{member_id}/keys/{key_id}", **answers(ApiKeyOut))
+@router.delete("/members/{member_id}/keys/{key_id}", dependencies=[idempotent()], **answers(ApiKeyOut))
 async def revoke_key(member_id: str, key_id: str, services: ServicesDep, _: AdminDep) -> dict[str, Any]:
     """Revokes a key at once; it is refused from the next request on, as an unknown key is."""
     return await services.admin.revoke_key(member_id, key_id)
 
 
-@router.post("/members/{member_id}/keys/{key_id}/rotate", **answers(RotatedKeyOut))
+@router.post(
+    "/members/{member_id}/keys/{key_id}/rotate",
+    dependencies=[idempotent(secret=True)],
+    **answers(RotatedKeyOut),
+)
 async def rotate_key(
     member_id: str, key_id: str, services: ServicesDep, _: AdminDep, body: KeyRotate | None = None
 ) -> dict[str, Any]:
@@ -66,25 +71,27 @@ async def rotate_key(
     )
 
 
-@router.post("/groups", **answers(PrincipalOut))
+@router.post("/groups", dependencies=[idempotent()], **answers(PrincipalOut))
 async def create_group(body: GroupCreate, services: ServicesDep, _: AdminDep) -> dict[str, Any]:
     """`{id, principal, name}`."""
     return await services.admin.create_group(body.name)
 
 
-@router.put("/groups/{group_id}/members/{member_id}", **answers(MembershipOut))
+@router.put("/groups/{group_id}/members/{member_id}", dependencies=[idempotent()], **answers(MembershipOut))
 async def add_member(group_id: str, member_id: str, services: ServicesDep, _: AdminDep) -> dict[str, Any]:
     """Adds a member or a group to a group."""
     return await services.admin.add_to_group(group_id, member_id)
 
 
-@router.delete("/groups/{group_id}/members/{member_id}", **answers(MembershipOut))
+@router.delete(
+    "/groups/{group_id}/members/{member_id}", dependencies=[idempotent()], **answers(MembershipOut)
+)
 async def remove_member(group_id: str, member_id: str, services: ServicesDep, _: AdminDep) -> dict[str, Any]:
     """Takes a member or a group out of a group."""
     return await services.admin.remove_from_group(group_id, member_id)
 
 
-@router.post("/harnesses", **answers(HarnessOut))
+@router.post("/harnesses", dependencies=[idempotent()], **answers(HarnessOut))
 async def create_harness(body: HarnessCreate, services: ServicesDep, _: AdminDep) -> dict[str, Any]:
     """`{id, name, member_id, principal}`."""
     return await services.harnesses.create(body.name, body.member_id)
