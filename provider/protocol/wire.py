@@ -175,11 +175,12 @@ def param_of(location: tuple[Any, ...] | list[Any], kind: str, context: dict[str
     Union tags pydantic adds to a location (`str`, `list[ContentPart]`, our `=and` discriminator
     tags) are not fields and are dropped; a wire model's own check appends the path below the field it ran on.
     """
+    # Only the first part is FastAPI's location marker: a field may be named `body` or `query` too.
+    marked = 1 if location and location[0] in ("body", "query", "path") else 0
     parts = [
         str(part)
-        for part in location
-        if part not in ("body", "query", "path")
-        and not (isinstance(part, str) and (part.startswith(UNION_TAG_START) or part.startswith("=")))
+        for part in list(location)[marked:]
+        if not (isinstance(part, str) and (part.startswith(UNION_TAG_START) or part.startswith("=")))
     ]
     inner = (context or {}).get("path") if kind == "uhp_invalid" else None
     if inner:
