@@ -80,6 +80,16 @@ class Settings(BaseSettings):
     statement_timeout_ms: PositiveInt = 10_000
     bulk_statement_timeout_ms: PositiveInt = 120_000
 
+    # How long the service waits on Neo4j (README "When Neo4j is away"): one connection attempt; a
+    # connection from the pool (opening one included); the idle time after which a pooled connection is
+    # probed before use (0: always); and the retry budgets of a failed transaction, one for Neo4j out of
+    # reach (short: a quick 503 beats a hang), one for a passing conflict such as a deadlock (longer).
+    neo4j_connection_timeout_ms: PositiveInt = 3_000
+    neo4j_acquisition_timeout_ms: PositiveInt = 5_000
+    neo4j_liveness_check_ms: int = Field(10_000, ge=0)
+    neo4j_unreachable_retry_ms: int = Field(2_000, ge=0)
+    neo4j_transient_retry_ms: int = Field(10_000, ge=0)
+
     # What one request may carry (README "Bounds on what a caller sends"); protocol/wire.py applies them.
     max_json_depth: PositiveInt = 32
     max_text_chars: PositiveInt = 200_000
@@ -113,6 +123,7 @@ class Settings(BaseSettings):
     # renewing for this long is taken over; the sweeper clears what dead processes left.
     lease_ms: PositiveInt = 30_000
     sweep_seconds: PositiveInt = 300
+    observe_sync_max: PositiveInt = 100  # more episodes than this in one observe: 202 with a job
 
     @model_validator(mode="after")
     def _refuse_default_admin_key(self) -> Settings:

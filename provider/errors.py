@@ -16,7 +16,9 @@ ProviderError
 │   ├── HarnessNotFoundError   harness_not_found
 │   ├── MemberNotFoundError    member_not_found
 │   ├── FileNotFoundInStoreError file_not_found
-│   └── MemoriesNotAttachedError memories_not_attached
+│   ├── MemoriesNotAttachedError memories_not_attached
+│   ├── JobNotFoundError       uhp_memory.job_not_found
+│   └── ResponseNotFoundError  response_not_found
 ├── ConflictError              memory_busy
 └── UnavailableError           memory_unavailable
 """
@@ -155,6 +157,12 @@ class MemoriesNotAttachedError(NotFoundError):
     """A harness whose agent holds no grant."""
 
     code = "memories_not_attached"
+
+
+class JobNotFoundError(NotFoundError):
+    """No such observe job in this memory (a vendor-prefixed code: the chapter defines none)."""
+
+    code = "uhp_memory.job_not_found"
 
 
 class ResponseNotFoundError(NotFoundError):

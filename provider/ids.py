@@ -36,6 +36,7 @@ def now_ms() -> int:
 SNAPSHOT = "hsnp_"
 CONSOLIDATION = "hcon_"
 FILE = "file_"
+JOB = "hjob_"
 
 
 def iso(ms: int | None) -> str | None:

@@ -47,6 +47,7 @@ from provider.services.harnesses import HarnessService
 from provider.services.idempotency import IdempotencyService
 from provider.services.identity import IdentityService
 from provider.services.observe import ObserveService
+from provider.services.observe_jobs import ObserveJobs
 from provider.services.prime import PrimeService
 from provider.services.queries import QueryService
 from provider.services.recall import RecallService
@@ -62,6 +63,7 @@ from provider.store.grants import Neo4jGrantStore
 from provider.store.graph import Neo4jGraphStore
 from provider.store.harnesses import Neo4jHarnessStore
 from provider.store.idempotency import Neo4jIdempotencyStore
+from provider.store.jobs import Neo4jJobStore
 from provider.store.memories import Neo4jMemoryStore
 from provider.store.principals import Neo4jPrincipalStore
 from provider.store.recall import Neo4jRecallStore
@@ -81,6 +83,8 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     tree.deleted = files.sweep
     records = RecordService(tree, record_store, embedder, files)
     recall_store = Neo4jRecallStore(store)
+    observe = ObserveService(tree, records, settings.provider_id)
+    jobs = ObserveJobs(tree, observe, records, Neo4jJobStore(store), lease_ms=settings.lease_ms)
     idempotency_service = IdempotencyService(Neo4jIdempotencyStore(store), lease_ms=settings.lease_ms)
     consolidation = ConsolidationService(
         tree,
@@ -117,7 +121,8 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         ),
         idempotency=idempotency_service,
         erase=EraseService(tree, record_store, files, records.references),
-        observe=ObserveService(tree, records, settings.provider_id),
+        observe=observe,
+        jobs=jobs,
         prime=PrimeService(tree, record_store, PackagedTokenizer(settings.embedding_model)),
         types=TypeService(tree),
         consolidation=consolidation,
@@ -126,6 +131,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
             consolidation=consolidation,
             files=files,
             blobs=blobs,
+            jobs=jobs,
             records=record_store,
             lease_ms=settings.lease_ms,
             interval_seconds=settings.sweep_seconds,
@@ -157,6 +163,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
                 sweeping.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await sweeping
+            await services.jobs.close()
             await services.queries.close()
             await store.close()
 

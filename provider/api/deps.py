@@ -24,6 +24,7 @@ from provider.services.harnesses import HarnessService
 from provider.services.idempotency import IdempotencyService
 from provider.services.identity import AdminCaller, IdentityService
 from provider.services.observe import ObserveService
+from provider.services.observe_jobs import ObserveJobs
 from provider.services.prime import PrimeService
 from provider.services.queries import QueryService
 from provider.services.recall import RecallService
@@ -56,6 +57,7 @@ class Services:
     idempotency: IdempotencyService
     erase: EraseService
     observe: ObserveService
+    jobs: ObserveJobs
     prime: PrimeService
     types: TypeService
     consolidation: ConsolidationService

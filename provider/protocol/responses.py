@@ -437,3 +437,30 @@ class RotatedKeyOut(IssuedKeyOut):
     """A new key in an old one's place, and the old one with the end the rotation gave it."""
 
     previous: ApiKeyOut
+
+
+class JobRefOut(Shape):
+    """An observe's job as its 202 names it."""
+
+    object: Literal["memory.job"] = "memory.job"
+    id: str
+    status: Literal["pending", "completed", "failed"]
+
+
+class ObservedOut(Shape):
+    """An observe's answer: the records kept (200), or no records yet and the job (202)."""
+
+    object: Literal["list"] = "list"
+    data: list[RecordOut]
+    next: str | None = None
+    job: JobRefOut | None = None
+
+
+class JobOut(Shape):
+    """`MemoryJob`: what an observe that answered 202 has written since."""
+
+    object: Literal["memory.job"] = "memory.job"
+    id: str
+    status: Literal["pending", "completed", "failed"]
+    error: str | None = None
+    data: list[RecordOut]

@@ -63,10 +63,19 @@ class ObserveService:
 
     def capabilities(self) -> dict[str, Any]:
         """Episodes are kept; derivation (entity links) happens before the answer."""
-        return {"derivation": "write_time", "observe": {"keeps_episodes": True, "answers": "records"}}
+        return {
+            "derivation": "write_time",
+            "observe": {"keeps_episodes": True, "answers": "records", "jobs": True},
+        }
 
-    async def observe(self, caller: Caller, memory_id: str, episodes: list[EpisodeIn]) -> list[ReadRecord]:
-        """Keeps each episode as an `episode` record written by the provider on the observer's behalf."""
+    async def observe(
+        self, caller: Caller, memory_id: str, episodes: list[EpisodeIn], *, seed: str | None = None
+    ) -> list[ReadRecord]:
+        """Keeps each episode as an `episode` record written by the provider on the observer's behalf.
+
+        With a `seed` (an Idempotency-Key's, or a job's id) the records' ids derive from it, so a
+        retry or a job taken over after a crash keeps each episode once.
+        """
         await self.tree.require(caller, memory_id, "write")
         matcher = EntityMatcher(
             await self.records.records.entities(await self._entity_memories(caller, memory_id))
@@ -76,8 +85,11 @@ class ObserveService:
         # Matching every name against every episode is CPU work: it runs off the event loop.
         mentions = await asyncio.to_thread(lambda: [matcher.mentioned(text) for text in texts])
         drafts = [
-            (ids.new_id(ids.RECORD), episode.draft([{"rel": "about", "record_id": e["id"]} for e in found]))
-            for episode, found in zip(episodes, mentions, strict=True)
+            (
+                ids.derived(ids.RECORD, seed, str(index)) if seed else ids.new_id(ids.RECORD),
+                episode.draft([{"rel": "about", "record_id": e["id"]} for e in found]),
+            )
+            for index, (episode, found) in enumerate(zip(episodes, mentions, strict=True))
         ]
         versions = await self.records.remember_stamped(caller, memory_id, drafts, writer)
         return await self.records.references.for_reads(caller, versions)

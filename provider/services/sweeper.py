@@ -2,9 +2,9 @@
 
 Every multi-step write leaves something in Neo4j that says what is left to do, with an owner's lease
 where someone may be waiting: idempotency keys, consolidation runs, file notes left by erase and
-memory delete, erase notes, staged uploads. A live request finishes its own; this takes the rest,
-so nothing stays stuck past a lease, even when no retry ever comes. Sweeping twice, or from two
-instances at once, does no harm: each step is safe to repeat.
+memory delete, erase notes, staged uploads, observe jobs. A live request finishes its own; this
+takes the rest, so nothing stays stuck past a lease, even when no retry ever comes. Sweeping
+twice, or from two instances at once, does no harm: each step is safe to repeat.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from provider.blobs import BlobStore
 from provider.services.consolidation import ConsolidationService
 from provider.services.files import FileService
 from provider.services.idempotency import KEEP_MS, IdempotencyService
+from provider.services.observe_jobs import ObserveJobs
 from provider.store.records import Neo4jRecordStore
 
 log = logging.getLogger("provider.sweeper")
@@ -33,6 +34,8 @@ class Swept:
     file_notes: int = 0
     erasures: int = 0
     uploads: int = 0
+    jobs_resumed: int = 0
+    jobs_forgotten: int = 0
 
 
 class Sweeper:
@@ -45,6 +48,7 @@ class Sweeper:
         consolidation: ConsolidationService,
         files: FileService,
         blobs: BlobStore,
+        jobs: ObserveJobs,
         records: Neo4jRecordStore,
         lease_ms: int,
         interval_seconds: float,
@@ -53,6 +57,7 @@ class Sweeper:
         self.consolidation = consolidation
         self.files = files
         self.blobs = blobs
+        self.jobs = jobs
         self.records = records
         self.lease_ms = lease_ms
         self.interval_seconds = interval_seconds
@@ -67,6 +72,8 @@ class Sweeper:
             file_notes=await self.files.sweep(before=now - self.lease_ms),
             erasures=await self.records.sweep_erasures(now - KEEP_MS, 1000),
             uploads=await asyncio.to_thread(self.blobs.sweep_incoming, UPLOAD_GRACE_SECONDS),
+            jobs_resumed=await self.jobs.resume_abandoned(),
+            jobs_forgotten=await self.jobs.sweep(),
         )
 
     async def run(self) -> None:

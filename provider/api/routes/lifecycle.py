@@ -4,27 +4,63 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import JSONResponse
 
+from provider import ids
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
-from provider.api.idempotency import idempotent
+from provider.api.idempotency import idempotent, seed_of
 from provider.protocol.lifecycle_requests import EraseRequest
 from provider.protocol.record_requests import ObserveRequest
 from provider.protocol.records import record_json
-from provider.protocol.responses import ErasureOut, FreeObjectOut, PrimeOut, RecordListOut
+from provider.protocol.responses import ErasureOut, FreeObjectOut, JobOut, ObservedOut, PrimeOut
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["lifecycle"])
 PRIME_BUDGET_MAX = 100_000  # tokens: far past any context window, and bounded
 
 
-@router.post("/observe", dependencies=[idempotent("write")], **answers(RecordListOut))
+OBSERVE_ANSWERS = answers(ObservedOut, "The episodes kept (200), or the job that keeps them (202).")
+OBSERVE_ANSWERS["responses"][202] = {
+    "model": ObservedOut,
+    "description": "Kept after the answer: read the job.",
+}
+
+
+@router.post("/observe", dependencies=[idempotent("write")], **OBSERVE_ANSWERS)
 async def observe(
-    memory_id: str, body: ObserveRequest, services: ServicesDep, caller: CallerDep
-) -> dict[str, Any]:
-    """Appends episodes; entity links are derived before the answer, so it is 200 with the records."""
-    kept = await services.observe.observe(caller, memory_id, body.episodes)
+    memory_id: str,
+    body: ObserveRequest,
+    services: ServicesDep,
+    caller: CallerDep,
+    request: Request,
+    prefer: Annotated[
+        str | None, Header(description="`respond-async`: answer 202 with a job at once.")
+    ] = None,
+) -> Any:
+    """Appends episodes: 200 with the records, or 202 with a job for a large batch or when asked."""
+    seed = seed_of(request)
+    if "respond-async" in (prefer or "") or len(body.episodes) > services.settings.observe_sync_max:
+        job_id = ids.derived(ids.JOB, seed, memory_id) if seed else ids.new_id(ids.JOB)
+        job = await services.jobs.start(caller, memory_id, body.episodes, job_id=job_id)
+        return JSONResponse({"object": "list", "data": [], "next": None, "job": job}, status_code=202)
+    kept = await services.observe.observe(caller, memory_id, body.episodes, seed=seed)
     return {"object": "list", "data": [record_json(r) for r in kept], "next": None}
+
+
+@router.get("/jobs/{job_id}", **answers(JobOut))
+async def job(memory_id: str, job_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+    """What an observe that answered 202 has written (needs read); another memory's job is not found."""
+    row, reads = await services.jobs.read(caller, memory_id, job_id)
+    body: dict[str, Any] = {
+        "object": "memory.job",
+        "id": row["id"],
+        "status": row["status"],
+        "data": [record_json(r) for r in reads],
+    }
+    if row["error"]:
+        body["error"] = row["error"]
+    return body
 
 
 @router.post("/erase", dependencies=[idempotent("delete")], **answers(ErasureOut))

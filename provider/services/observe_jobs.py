@@ -1,0 +1,140 @@
+"""Observe jobs: an observe answered 202 keeps its episodes after the answer, and survives a restart.
+
+The job, its episodes and its runner's lease live in Neo4j. The instance that took the request runs
+it at once; if that process dies, the lease runs out and the sweeper of any instance takes it over.
+The records' ids derive from the job's id, so a job run twice keeps each episode once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import uuid
+from typing import Any
+
+from provider import ids
+from provider.errors import JobNotFoundError, ProviderError
+from provider.models import Caller, ReadRecord
+from provider.protocol.record_requests import EpisodeIn, ObserveRequest
+from provider.protocol.wire import parse
+from provider.services.observe import ObserveService
+from provider.services.records import RecordService
+from provider.services.tree import TreeService
+from provider.store.jobs import Neo4jJobStore
+
+log = logging.getLogger("provider.jobs")
+KEEP_MS = 48 * 3600 * 1000
+
+
+class ObserveJobs:
+    """Starts, runs, takes over and reads observe jobs."""
+
+    def __init__(
+        self,
+        tree: TreeService,
+        observe: ObserveService,
+        records: RecordService,
+        jobs: Neo4jJobStore,
+        *,
+        lease_ms: int,
+    ):
+        self.tree = tree
+        self.observe = observe
+        self.records = records
+        self.jobs = jobs
+        self.lease_ms = lease_ms
+        self.owner = uuid.uuid4().hex  # this process, as a lease holder
+        self.running: set[asyncio.Task[None]] = set()
+
+    async def start(
+        self, caller: Caller, memory_id: str, episodes: list[EpisodeIn], *, job_id: str
+    ) -> dict[str, Any]:
+        """Records the job (needs write) and starts it; `{object, id, status}` for the 202."""
+        await self.tree.require(caller, memory_id, "write")
+        now = ids.now_ms()
+        row = await self.jobs.create(
+            id=job_id,
+            memory_id=memory_id,
+            member_id=caller.member_id,
+            member_type=caller.member_type,
+            via_server=caller.via_server,
+            episodes_json=json.dumps([e.model_dump(mode="json", exclude_unset=True) for e in episodes]),
+            count=len(episodes),
+            now=now,
+            lease_until=now + self.lease_ms,
+            owner=self.owner,
+        )
+        if row["status"] == "pending":
+            task = asyncio.create_task(self.run(job_id))
+            self.running.add(task)
+            task.add_done_callback(self.running.discard)
+        return {"object": "memory.job", "id": row["id"], "status": row["status"]}
+
+    async def run(self, job_id: str) -> None:
+        """Runs a job this process holds, or one whose runner died; nothing when another holds it."""
+        now = ids.now_ms()
+        row = await self.jobs.claim(job_id, self.owner, now, now + self.lease_ms)
+        if row is None:
+            return
+        holder = asyncio.create_task(self._hold(job_id))
+        try:
+            caller = Caller(
+                member_id=row["member_id"], member_type=row["member_type"], via_server=bool(row["via_server"])
+            )
+            episodes = parse(ObserveRequest, {"episodes": json.loads(row["episodes_json"])}).episodes
+            kept = await self.observe.observe(caller, row["memory_id"], episodes, seed=job_id)
+            written = [r.version.record_id for r in kept]
+            await self.jobs.finish(job_id, self.owner, "completed", written, "", ids.now_ms())
+        except ProviderError as e:
+            await self.jobs.finish(job_id, self.owner, "failed", [], e.message, ids.now_ms())
+        except Exception:
+            log.exception("observe job %s failed", job_id)
+            message = "The provider failed to keep the episodes."
+            await self.jobs.finish(job_id, self.owner, "failed", [], message, ids.now_ms())
+        finally:
+            holder.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await holder
+
+    async def _hold(self, job_id: str) -> None:
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            now = ids.now_ms()
+            if await self.jobs.claim(job_id, self.owner, now, now + self.lease_ms) is None:
+                return
+
+    async def read(
+        self, caller: Caller, memory_id: str, job_id: str
+    ) -> tuple[dict[str, Any], list[ReadRecord]]:
+        """The job (needs read on its memory) and, once completed, the records it wrote."""
+        await self.tree.require(caller, memory_id, "read")
+        row = await self.jobs.get(memory_id, job_id)
+        if row is None:
+            raise JobNotFoundError("No job with that id is in this memory.", param="job_id")
+        versions = []
+        for record_id in row["record_ids"]:
+            stored = await self.records.records.read(record_id)
+            if stored is not None:
+                versions.append(stored.latest())
+        return row, await self.records.references.for_reads(caller, versions)
+
+    async def resume_abandoned(self, limit: int = 20) -> int:
+        """Runs jobs whose runner died (the sweeper calls this); how many were found."""
+        found = await self.jobs.abandoned(ids.now_ms(), limit)
+        for job_id in found:
+            await self.run(job_id)
+        return len(found)
+
+    async def sweep(self) -> int:
+        """Forgets finished jobs older than the keep period."""
+        return await self.jobs.sweep(ids.now_ms() - KEEP_MS, 1000)
+
+    async def close(self) -> None:
+        """Stops this process's runners at shutdown; their leases run out and another instance resumes."""
+        for task in list(self.running):
+            task.cancel()
+        for task in list(self.running):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
