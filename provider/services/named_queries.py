@@ -1,4 +1,4 @@
-"""Named queries: a definition's rules (read-only Cypher, params as a JSON Schema) and param checking."""
+"""Named queries: a definition as asked and as stored, and the rules a definition keeps."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ import json
 import re
 from dataclasses import dataclass
 from typing import Any
-
-import jsonschema
 
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError, NotFoundError
 from provider.services.query_gate import StatementRefused, check_statement
@@ -21,6 +19,18 @@ class NamedQueryNotFoundError(NotFoundError):
     """No named query of that name on this memory (the memory itself is readable)."""
 
     code = "memory_query_not_found"
+
+
+@dataclass(frozen=True)
+class QueryDefinition:
+    """A `MemoryQuery` body as the definer gave it, shape already checked at the edge."""
+
+    body: str
+    description: str = ""
+    params: dict[str, Any] | None = None
+    requires: str = "read"
+    language: str = LANGUAGE
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -55,31 +65,30 @@ def from_row(row: dict[str, Any]) -> NamedQuery:
     )
 
 
-def parse_definition(memory_id: str, name: str, body: dict[str, Any]) -> NamedQuery:
-    """A PUT body checked: a name, read-only Cypher, a valid JSON Schema for params."""
+def definition_of(memory_id: str, name: str, asked: QueryDefinition) -> NamedQuery:
+    """A definition's rules: a name, the path's name, cypher, `requires: read`, read-only Cypher.
+
+    The params schema's own rules (params_schema) are checked by the caller, off the event loop.
+    """
     if not NAME.match(name):
         raise MemoryInvalidError(
             "A query name is a letter then up to 63 letters, digits, _ . or -.", param="name"
         )
-    if body.get("name") not in (None, name):
+    if asked.name not in (None, name):
         raise MemoryInvalidError("The body names another query than the path.", param="name")
-    _check_language(body.get("language"))
-    if body.get("requires", "read") != "read":
+    check_language(asked.language)
+    if asked.requires != "read":
         raise MemoryUnsupportedError(
             "Named queries only read on this provider (requires: read).", param="requires"
         )
-    text = body.get("body", body.get("statement"))
-    if not isinstance(text, str) or not text.strip():
-        raise MemoryInvalidError("body is the query's Cypher statement.", param="body")
-    _check_body(text)
-    description = body.get("description") or ""
-    if not isinstance(description, str):
-        raise MemoryInvalidError("description is a string.", param="description")
-    return NamedQuery(memory_id, name, description, text, _schema(body.get("params")))
+    _check_body(asked.body)
+    params = dict(OPEN_PARAMS) if asked.params is None else asked.params
+    return NamedQuery(memory_id, name, asked.description, asked.body, params)
 
 
-def _check_language(language: Any) -> None:
-    if language is not None and (not isinstance(language, str) or language.lower() != LANGUAGE):
+def check_language(language: str) -> None:
+    """Cypher, in any case; anything else is not a language this provider runs."""
+    if language.lower() != LANGUAGE:
         raise MemoryInvalidError("This provider runs queries in cypher only.", param="language")
 
 
@@ -94,34 +103,3 @@ def _check_body(text: str) -> None:
         raise MemoryInvalidError(
             f"The statement is refused: queries may not use {e.construct}.", param="body"
         ) from e
-
-
-def _schema(params: Any) -> dict[str, Any]:
-    """The params schema (an open object when none is given), checked against its metaschema."""
-    if params is None:
-        return dict(OPEN_PARAMS)
-    if not isinstance(params, dict):
-        raise MemoryInvalidError("params is a JSON Schema (an object).", param="params")
-    try:
-        jsonschema.Draft202012Validator.check_schema(params)
-    except jsonschema.SchemaError as e:
-        raise MemoryInvalidError("params is not a valid JSON Schema.", param="params") from e
-    return params
-
-
-def check_params(query: NamedQuery, params: Any) -> dict[str, Any]:
-    """The run's params, validated against the query's schema; the message names the place, not values."""
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        raise MemoryInvalidError("params is an object.", param="params")
-    validator = jsonschema.Draft202012Validator(query.params)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(params))
-    if error is not None:
-        where = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-        raise MemoryInvalidError(
-            f"params{where} does not match the query's schema ({error.validator}).",
-            param="params" + where,
-            detail={"schema_path": [str(p) for p in error.absolute_schema_path]},
-        )
-    return params

@@ -16,15 +16,18 @@ from typing import Any
 from provider import access, ids
 from provider.config import Settings
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError
-from provider.models import Caller, ReadRecord, RecallAnswer
+from provider.models import Caller, ReadRecord, RecallAnswer, Writer
+from provider.services import params_schema
 from provider.services.named_queries import (
     LANGUAGE,
     NamedQuery,
     NamedQueryNotFoundError,
-    check_params,
+    QueryDefinition,
+    check_language,
+    definition_of,
     from_row,
-    parse_definition,
 )
+from provider.services.query_fence import written_by
 from provider.services.query_gate import StatementRefused, check_plan, check_statement
 from provider.services.references import ReferenceResolver
 from provider.services.sandbox_pool import SandboxPool
@@ -42,10 +45,14 @@ VETTED = 1024  # statement texts whose EXPLAIN passed the plan check, most recen
 
 @dataclass
 class QueryRows:
-    """An answer that is not records: the columns and rows as the statement returned them."""
+    """An answer that is not records: the columns and rows as the statement returned them, fenced.
+
+    `written_by` holds, per row, the writers of the whole records in it (query_fence says which).
+    """
 
     columns: list[str]
     rows: list[list[Any]]
+    written_by: list[list[Writer]] = field(default_factory=list)
     degraded: list[str] = field(default_factory=list)
 
 
@@ -61,30 +68,13 @@ class QueryLimits:
 
 @dataclass(frozen=True)
 class FreeQuery:
-    """A checked `MemoryFreeQuery` body."""
+    """A `MemoryFreeQuery`, shape already checked at the edge."""
 
     statement: str
-    params: dict[str, Any]
-    depth: int | None
-
-
-def parse_free(body: dict[str, Any]) -> FreeQuery:
-    """Checks `language` (cypher, the default), `statement`, `params`, `depth` ≥ 0; refuses `write`."""
-    language = body.get("language", LANGUAGE)
-    if not isinstance(language, str) or language.lower() != LANGUAGE:
-        raise MemoryInvalidError("This provider runs queries in cypher only.", param="language")
-    if body.get("write") not in (None, False):
-        raise MemoryUnsupportedError(
-            "Free queries only read on this provider (queries.free.write is false).", param="write"
-        )
-    statement, params, depth = body.get("statement"), body.get("params") or {}, body.get("depth")
-    if not isinstance(statement, str) or not statement.strip():
-        raise MemoryInvalidError("statement is the Cypher to run.", param="statement")
-    if not isinstance(params, dict):
-        raise MemoryInvalidError("params is an object.", param="params")
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
-        raise MemoryInvalidError("depth is an integer of 0 or more.", param="depth")
-    return FreeQuery(statement, params, depth)
+    params: dict[str, Any] = field(default_factory=dict)
+    depth: int | None = None
+    language: str = LANGUAGE
+    write: bool = False
 
 
 class QueryService:
@@ -144,21 +134,26 @@ class QueryService:
         return {"queries": {"named": True, "free": {"languages": [LANGUAGE], "write": False}}}
 
     def start(self) -> None:
-        """Drops the pool where no sandbox can run (no JDK); else warms it when told to prestart."""
+        """Drops the pool where no sandbox can run (no JDK); on prestart, warms it and the schema checks."""
         if self.pool is not None and not sandbox_template.runnable():
             log.warning("no JDK (or no Neo4j jars and no Maven): queries are not run or declared")
             self.pool = None
         if self.pool is not None and self.prestart:
             self.pool.warm_in_background()
+            params_schema.warm()
 
     async def close(self) -> None:
         """Stops the sandboxes."""
         if self.pool is not None:
             await self.pool.close()
 
-    async def free(self, caller: Caller, memory_id: str, body: dict[str, Any]) -> RecallAnswer | QueryRows:
+    async def free(self, caller: Caller, memory_id: str, request: FreeQuery) -> RecallAnswer | QueryRows:
         """`POST /v1/memories/{id}/query`: read on the memory; runs within what the caller may read."""
-        request = parse_free(body)
+        check_language(request.language)
+        if request.write:
+            raise MemoryUnsupportedError(
+                "Free queries only read on this provider (queries.free.write is false).", param="write"
+            )
         reach = await self.tree.readable_scope(caller, memory_id, request.depth)
         reach.require("read")
         return await self._run(caller, reach, request.statement, request.params, request.depth)
@@ -170,12 +165,13 @@ class QueryService:
         return [from_row(row) for row in await self.named.list(memory_id)]
 
     async def define_named(
-        self, caller: Caller, memory_id: str, name: str, body: dict[str, Any]
+        self, caller: Caller, memory_id: str, name: str, asked: QueryDefinition
     ) -> NamedQuery:
-        """Defines or replaces a named query; needs write; read-only Cypher only."""
+        """Defines or replaces a named query; needs write; read-only Cypher, a params schema kept safe."""
         await self.tree.require(caller, memory_id, "write")
         self._require_sandbox()
-        query = parse_definition(memory_id, name, body)
+        query = definition_of(memory_id, name, asked)
+        await params_schema.checked_definition(query.params)
         row = await self.named.put(
             memory_id=memory_id,
             name=name,
@@ -191,7 +187,7 @@ class QueryService:
         return from_row(row)
 
     async def run_named(
-        self, caller: Caller, memory_id: str, name: str, body: dict[str, Any]
+        self, caller: Caller, memory_id: str, name: str, params: dict[str, Any]
     ) -> RecallAnswer | QueryRows:
         """Runs a named query with params checked against its schema, within what the caller may read."""
         reach = await self.tree.readable_scope(caller, memory_id, None)
@@ -203,7 +199,7 @@ class QueryService:
         query = from_row(row)
         if query.requires != "read":
             raise MemoryUnsupportedError("A named query that needs write is not supported.", param="name")
-        params = check_params(query, body.get("params"))
+        await params_schema.checked_params(query.params, params)
         return await self._run(caller, reach, query.body, params, None)
 
     async def _run(
@@ -217,11 +213,13 @@ class QueryService:
             raise MemoryUnsupportedError(
                 f"The scope holds more than {self.limits.max_records} records, more than a sandbox takes."
             )
-        result = await self._in_sandbox(scope, version, statement, params)
+        result, writers = await self._in_sandbox(scope, version, statement, params)
         degraded += self._cuts(result)
         if result.record_ids:
             return await self._as_records(caller, scope, result.record_ids, degraded)
-        return QueryRows(columns=result.columns, rows=result.rows, degraded=degraded)
+        if writers is None:
+            degraded.append("query:written_by_unknown")
+        return QueryRows(result.columns, result.rows, writers or [[] for _ in result.rows], degraded)
 
     def _require_sandbox(self) -> None:
         if self.pool is None:
@@ -245,7 +243,8 @@ class QueryService:
 
     async def _in_sandbox(
         self, scope: list[str], version: tuple[int, ...], statement: str, params: dict[str, Any]
-    ) -> SandboxResult:
+    ) -> tuple[SandboxResult, list[list[Writer]] | None]:
+        """The statement's result and, for rows, who wrote their records (None: that timed out)."""
         assert self.pool is not None
         limits = self.limits
         try:
@@ -258,11 +257,15 @@ class QueryService:
                     except StatementRefused as e:
                         raise _refusal(e) from e
                     self._vet(statement)
-                return await sandbox.run(
+                result = await sandbox.run(
                     statement, params, timeout_ms=limits.timeout_ms, row_cap=limits.row_cap
                 )
+                if result.record_ids:
+                    return result, []
+                # Within the same lease: the writers come from the very copy the rows came from.
+                return result, await written_by(sandbox, result.rows, limits.timeout_ms)
         except SandboxStuckError:
-            return SandboxResult(columns=[], timed_out=True)
+            return SandboxResult(columns=[], timed_out=True), []
 
     def _vet(self, statement: str) -> None:
         """Remembers a text whose plan passed the check.

@@ -42,7 +42,7 @@ from provider.models import Caller, RecallAnswer, RecordVersion, Writer
 from provider.protocol.errors import envelope
 from provider.protocol.queries import rows_json
 from provider.protocol.recall import recall_json
-from provider.services.queries import QueryLimits, QueryService
+from provider.services.queries import FreeQuery, QueryLimits, QueryService
 from provider.services.references import ReferenceResolver
 from provider.services.sandbox_pool import SandboxPool
 from provider.services.tree import TreeService
@@ -313,16 +313,14 @@ class Fixture:
 def rendered(outcome: RecallAnswer | Any) -> dict[str, Any]:
     if isinstance(outcome, RecallAnswer):
         return recall_json(outcome)
-    return rows_json(outcome.columns, outcome.rows, outcome.degraded)
+    return rows_json(outcome.columns, outcome.rows, outcome.written_by, outcome.degraded)
 
 
 async def answers(service: QueryService, caller: Caller) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for statement, params in STATEMENTS:
         try:
-            found.append(
-                rendered(await service.free(caller, mid("top"), {"statement": statement, "params": params}))
-            )
+            found.append(rendered(await service.free(caller, mid("top"), FreeQuery(statement, params))))
         except ProviderError as e:
             found.append(envelope(e, "-"))
     return found

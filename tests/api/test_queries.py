@@ -211,8 +211,10 @@ def test_timeout_is_reported_in_degraded(world: World) -> None:
     answer = world.rows(world.alice, "UNWIND range(1, 4000000000) AS x RETURN count(x) AS n")
     assert answer == {
         "object": "memory.query.result",
+        "trust": "untrusted",
         "columns": [],
         "rows": [],
+        "written_by": [],
         "degraded": ["query:timeout_2000ms"],
     }
 
@@ -385,6 +387,16 @@ def test_params_are_validated_against_the_schema(world: World) -> None:
     ok(put(world, world.alice, "by_type", DEFINITION))
     for params in ({}, {"type": 3}, "fact"):
         assert_error(run(world, world.alice, "by_type", params), 422, "memory_invalid")
+
+
+def test_a_param_matching_its_pattern_runs(world: World) -> None:
+    """Patterns run on RE2; a value that matches goes through to the statement."""
+    schema = {"type": "object", "properties": {"t": {"type": "string", "pattern": "^(b|e)+ta$"}}}
+    body = {"body": "MATCH (r:Record {title: $t}) RETURN r.type AS type", "params": schema}
+    ok(put(world, world.alice, "patterned", body))
+    assert ok(run(world, world.alice, "patterned", {"t": "beta"}))["rows"] == [["note"]]
+    error = assert_error(run(world, world.alice, "patterned", {"t": "gamma"}), 422, "memory_invalid")
+    assert error["param"] == "params.t" and "gamma" not in error["message"]
 
 
 def test_named_query_privileges(world: World, admin: Admin) -> None:
