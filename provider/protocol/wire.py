@@ -169,17 +169,21 @@ Model = TypeVar("Model", bound=BaseModel)
 UNION_TAG_START = ("list[", "dict[", "function-", "str", "int", "bool", "float", "nullable[")
 
 
-def param_of(location: tuple[Any, ...] | list[Any], kind: str, context: dict[str, Any] | None) -> str | None:
+def param_of(
+    location: tuple[Any, ...] | list[Any], kind: str, context: dict[str, Any] | None, *, marked: bool = True
+) -> str | None:
     """A pydantic error's location as the envelope's dotted `param`.
 
     Union tags pydantic adds to a location (`str`, `list[ContentPart]`, our `=and` discriminator
-    tags) are not fields and are dropped; a wire model's own check appends the path below the field it ran on.
+    tags) are not fields and are dropped; a wire model's own check appends the path below the
+    field it ran on. `marked`: the location starts with FastAPI's marker (`body`, `query`, `path`),
+    as it does in a route and not in `parse`; only that first part is dropped, since a field may be
+    named `body` or `query` too.
     """
-    # Only the first part is FastAPI's location marker: a field may be named `body` or `query` too.
-    marked = 1 if location and location[0] in ("body", "query", "path") else 0
+    skip = 1 if marked and location and location[0] in ("body", "query", "path", "header") else 0
     parts = [
         str(part)
-        for part in list(location)[marked:]
+        for part in list(location)[skip:]
         if not (isinstance(part, str) and (part.startswith(UNION_TAG_START) or part.startswith("=")))
     ]
     inner = (context or {}).get("path") if kind == "uhp_invalid" else None
@@ -194,6 +198,6 @@ def parse(model: type[Model], data: Any, *, prefix: str = "") -> Model:
         return model.model_validate(data)
     except ValidationError as e:
         first = e.errors()[0]
-        param = param_of(first["loc"], first["type"], first.get("ctx"))
+        param = param_of(first["loc"], first["type"], first.get("ctx"), marked=False)
         param = f"{prefix}.{param}" if prefix and param else prefix or param
         raise MemoryInvalidError(f"{param or 'The body'}: {first['msg']}.", param=param) from None
