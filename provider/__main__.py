@@ -1,4 +1,4 @@
-"""Command line: `serve`, `neo4j start|status|stop|fetch`, and `admin` calls over HTTP."""
+"""Command line: `serve`, `mcp` (stdio), `neo4j start|status|stop|fetch`, and `admin` calls over HTTP."""
 
 from __future__ import annotations
 
@@ -121,6 +121,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "query", help="run Cypher in a memory's query sandbox (UHP_URL, UHP_API_KEY)", add_help=False
     )
+    commands.add_parser("mcp", help="serve the memory tools over stdio as the member of UHP_API_KEY")
     admin = commands.add_parser("admin", help="members, keys, groups (UHP_URL, UHP_ADMIN_KEY)")
     what = admin.add_subparsers(dest="what", required=True)
     member = what.add_parser("member")
@@ -161,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return cli_query.main(argv[1:])
     args = _parser().parse_args(argv)
+    if args.command == "mcp":
+        from provider.api.mcp import stdio
+
+        return stdio.main()
     if args.command == "serve":
         return _serve(args)
     if args.command in ("import", "reembed"):

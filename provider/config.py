@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     statement_timeout_ms: PositiveInt = 10_000
     bulk_statement_timeout_ms: PositiveInt = 120_000
 
+    # The MCP tools (README "Agents: the MCP server"): the most characters one tool result carries.
+    mcp_max_result_chars: int = Field(60_000, ge=2_000)
+
     # How long the service waits on Neo4j (README "When Neo4j is away"): one connection attempt; a
     # connection from the pool (opening one included); the idle time after which a pooled connection is
     # probed before use (0: always); and the retry budgets of a failed transaction, one for Neo4j out of

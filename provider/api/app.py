@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from provider import __version__
 from provider.api import errors, idempotency, limits, middleware
 from provider.api.deps import Services
+from provider.api.mcp import http as mcp_http
 from provider.api.routes import (
     admin,
     consolidations,
@@ -157,7 +158,8 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
             services.queries.start()
             # At start-up and then on a schedule: what a process that died left is finished or cleared.
             sweeping = asyncio.create_task(services.sweeper.run())
-            yield
+            async with mcp_endpoint():
+                yield
         finally:
             if "sweeping" in locals():
                 sweeping.cancel()
@@ -188,4 +190,5 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
         queries,
     ):
         app.include_router(module.router)
+    mcp_endpoint = mcp_http.install(app, settings)
     return app
