@@ -26,10 +26,12 @@ class World:
 
     `root` (owner: admin by creation) holds `record`; `child` sits below it; `run` is a consolidation
     of root, `query` a named query on it, `harness` a harness running as `owner`, `group` a group.
+    The admin operations are pointed at `spare`, never at `owner`, whose key sends the cases.
     """
 
     client: TestClient
     owner: Member
+    spare: Member
     admin: Admin
     root: str
     child: str
@@ -53,6 +55,13 @@ class World:
         )
         assert granted.status_code == 200, granted.text
         return str(granted.json()["id"])
+
+    def fresh_key(self) -> str:
+        made = self.client.post(
+            f"/v1/admin/members/{self.spare.id}/keys", json={}, headers=self.admin.headers
+        )
+        assert made.status_code == 200, made.text
+        return str(made.json()["id"])
 
     def remember(self, memory: str, text: str, **fields: Any) -> str:
         made = self.client.post(
@@ -101,13 +110,14 @@ def world(client: TestClient, admin: Admin) -> World:
     world = World(
         client=client,
         owner=owner,
+        spare=admin.member("agent"),
         admin=admin,
         root=root,
         child=child,
         record="",
         run="",
         harness=_harness(client, admin, owner),
-        group=admin.group(owner.id),
+        group=admin.group(),
         query=name,
     )
     world.record = world.remember(root, "Acme renewed its contract in March", title="acme")

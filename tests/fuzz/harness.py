@@ -77,6 +77,7 @@ PRODUCERS: list[tuple[str, str, str]] = [
     ("POST /v1/memories/{memory_id}/grants", "grant_id", "$response.body#/id"),
     ("PUT /v1/memories/{memory_id}/queries/{name}", "name", "$request.path.name"),
     ("POST /v1/admin/members", "member_id", "$response.body#/id"),
+    ("POST /v1/admin/members/{member_id}/keys", "key_id", "$response.body#/id"),
     ("POST /v1/admin/groups", "group_id", "$response.body#/id"),
     ("POST /v1/admin/harnesses", "harness_id", "$response.body#/id"),
 ]

@@ -48,6 +48,8 @@ FRESH = {
     ("DELETE", "/v1/memories/{memory_id}"): "memory_id",
     ("DELETE", "/v1/memories/{memory_id}/records/{record_id}"): "record_id",
     ("DELETE", "/v1/memories/{memory_id}/grants/{grant_id}"): "grant_id",
+    ("DELETE", "/v1/admin/members/{member_id}/keys/{key_id}"): "key_id",
+    ("POST", "/v1/admin/members/{member_id}/keys/{key_id}/rotate"): "key_id",
 }
 
 
@@ -59,7 +61,7 @@ def seed(case: Case[Any], world: World) -> None:
         "run_id": world.run,
         "harness_id": world.harness,
         "group_id": world.group,
-        "member_id": world.owner.id,
+        "member_id": world.spare.id,
         "name": world.query,
         "index": 0,
     }
@@ -70,6 +72,8 @@ def seed(case: Case[Any], world: World) -> None:
         seeds["record_id"] = world.fresh_record()
     elif fresh == "grant_id":
         seeds["grant_id"] = world.fresh_grant()
+    elif fresh == "key_id":
+        seeds["key_id"] = world.fresh_key()
     params = case.path_parameters or {}
     for name in params:
         if name in seeds:
