@@ -19,12 +19,12 @@ UHP_FUZZ_EXAMPLES (harness.examples). `python -m bench.fuzz --examples N` runs t
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 import hypothesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, Phase
-from hypothesis import strategies as st
 from schemathesis import Case
 
 from tests.fuzz.conftest import World
@@ -80,13 +80,19 @@ def seed(case: Case[Any], world: World) -> None:
             params[name] = seeds[name]
 
 
+def keeps_generated_ids(case: Case[Any]) -> bool:
+    """One generated case in four keeps its generated ids (from its id: schemathesis' explicit
+    examples cannot be combined with a `data` draw); an explicit example never does."""
+    explicit = case.meta is not None and case.meta.phase.name.value == "examples"
+    return not explicit and zlib.crc32(case.id.encode()) % 4 == 0
+
+
 @schema.parametrize()
-@schema.given(data=st.data())
 @FUZZ_SETTINGS
-def test_operation(case: Case[Any], data: st.DataObject, world: World, sender: Sender) -> None:
+def test_operation(case: Case[Any], world: World, sender: Sender) -> None:
     """Each operation: three cases in four name what the member has; the fourth keeps the generated
     ids (unknown ones: 404 and 422 paths)."""
-    if data.draw(st.integers(0, 3), label="seeded"):
+    if not keeps_generated_ids(case):
         seed(case, world)
     sender.exercise(case)
 
