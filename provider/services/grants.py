@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from provider import ids
-from provider.errors import GrantNotFoundError, MemoryInvalidError
+from provider.errors import GrantNotFoundError, MemoryInvalidError, MemoryNotFoundError
 from provider.models import ALL_PRIVILEGES, Caller, GrantView
 from provider.services.tree import TreeService
 from provider.store.grants import Neo4jGrantStore
@@ -56,6 +56,8 @@ class GrantService:
         await self.tree.require(caller, memory_id, "delete")
         ordered = validate_grant(principal, privileges)
         grant = await self.grants.put(memory_id, principal, ordered, ids.new_id(ids.GRANT), ids.now_ms())
+        if grant is None:  # deleted since the check above
+            raise MemoryNotFoundError("No memory with that id exists.", param="memory_id")
         return GrantView(grant=grant, inherited=False)
 
     async def delete(self, caller: Caller, memory_id: str, grant_id: str) -> dict[str, object]:

@@ -168,10 +168,15 @@ class TreeService:
         return await self.view(caller, memory_id)
 
     async def _move(self, caller: Caller, memory_id: str, parent_id: str | None) -> None:
+        """The store refuses a cycle even against a concurrent move, so the answer is judged there."""
         if parent_id is not None:
             await self.require(caller, parent_id, "create")
-        if not await self.memories.move(memory_id, parent_id, ids.now_ms()):
+        outcome = await self.memories.move(memory_id, parent_id, ids.now_ms())
+        if outcome == "cycle":
             raise MemoryInvalidError("A memory cannot move below itself.", param="parent_id")
+        if outcome is None:  # deleted since the checks above
+            param = "memory_id" if parent_id is None else "parent_id"
+            raise MemoryNotFoundError("No memory with that id exists.", param=param)
 
     async def delete(self, caller: Caller, memory_id: str) -> dict[str, Any]:
         """The memory, its records and every descendant."""

@@ -1,18 +1,32 @@
 """One long-lived async driver and managed transactions that retry; driver errors become ours.
 
 Every transaction carries a timeout, so a slow statement ends with an answer instead of holding a
-request (and its locks) open: Neo4j stops it server-side, whatever the client does.
+request (and its locks) open: Neo4j stops it server-side, whatever the client does. Every wait on the
+client side is bounded too (`Patience`), so while Neo4j is away a request answers 503 within a known
+time, and the pool reconnects by itself when Neo4j is back.
 """
 
 from __future__ import annotations
 
+import asyncio
+import random
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
-from neo4j.exceptions import ClientError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import (
+    ClientError,
+    DatabaseUnavailable,
+    DriverError,
+    Neo4jError,
+    NotALeader,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 from provider.config import Settings
 from provider.errors import InvalidRequestError, UnavailableError
@@ -26,7 +40,8 @@ DEFAULT_TIMEOUT_MS = 10_000
 DEFAULT_BULK_TIMEOUT_MS = 120_000
 
 # Statements whose work grows with a whole memory or scope rather than with one request: batched
-# deletes, bulk imports and re-embedding, erase, a scope's copy for the query sandbox, schema changes.
+# deletes, bulk imports and re-embedding, erase, a scope's copy for the query sandbox, schema changes
+# (the grant slot fill walks every grant once).
 BULK_STATEMENTS = frozenset(
     {
         "memory_delete",
@@ -39,6 +54,7 @@ BULK_STATEMENTS = frozenset(
         "projection_fingerprint",
         "projection_memories",
         "projection_records",
+        "schema_023_grant_slot_fill",
     }
 )
 
@@ -47,18 +63,84 @@ TIMED_OUT = (
     "Neo.ClientError.Transaction.TransactionTimedOut",
     "Neo.ClientError.Transaction.LockClientStopped",
 )
+# A node this transaction read was deleted by one that committed meanwhile: run again on what is there.
+RACED = "Neo.ClientError.Statement.EntityNotFound"
+CONSTRAINT = "Neo.ClientError.Schema.ConstraintValidationFailed"
+
+# Waits between attempts: doubling from FIRST_DELAY_S to MAX_DELAY_S, each shaken by +-20 %, so
+# transactions that deadlocked on each other do not collide again in step.
+FIRST_DELAY_S = 0.05
+MAX_DELAY_S = 1.0
+# Past its transaction timeout and a connection's acquisition, an attempt gets this long for Neo4j's
+# timeout monitor (it looks every 2 s) and the network, before the client gives up on it.
+ATTEMPT_GRACE_S = 3.0
+
+
+@dataclass(frozen=True)
+class Patience:
+    """How long the store waits on Neo4j; the settings of README "When Neo4j is away".
+
+    Two retry budgets, because the two failures want opposite things: while Neo4j cannot be reached a
+    quick 503 serves the caller better than a long wait, while a deadlock or a write racing another one
+    clears in milliseconds and is worth retrying for longer.
+    """
+
+    connection_timeout_s: float = 3.0
+    acquisition_timeout_s: float = 5.0
+    liveness_check_s: float = 10.0
+    unreachable_retry_s: float = 2.0
+    transient_retry_s: float = 10.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Patience:
+        """The UHP_NEO4J_* settings, in seconds."""
+        return cls(
+            connection_timeout_s=settings.neo4j_connection_timeout_ms / 1000,
+            acquisition_timeout_s=settings.neo4j_acquisition_timeout_ms / 1000,
+            liveness_check_s=settings.neo4j_liveness_check_ms / 1000,
+            unreachable_retry_s=settings.neo4j_unreachable_retry_ms / 1000,
+            transient_retry_s=settings.neo4j_transient_retry_ms / 1000,
+        )
+
+    def budget_for(self, error: Exception) -> float | None:
+        """How long a transaction that failed so may be retried; None: not at all."""
+        if isinstance(error, ClientError):
+            return self.transient_retry_s if error.code == RACED else None
+        if not isinstance(error, DriverError | Neo4jError) or not error.is_retryable():
+            return None  # IncompleteCommit among them: the write may have happened
+        if isinstance(error, ServiceUnavailable | SessionExpired | DatabaseUnavailable | NotALeader):
+            return self.unreachable_retry_s
+        return self.transient_retry_s
+
+    def attempt_bound_s(self, timeout_s: float | None) -> float | None:
+        """The most one attempt may take on the client side (None when its transaction is unbounded)."""
+        return None if timeout_s is None else timeout_s + self.acquisition_timeout_s + ATTEMPT_GRACE_S
+
+    def once(self) -> Patience:
+        """The same bounds without a retry."""
+        return replace(self, unreachable_retry_s=0, transient_retry_s=0)
+
+
+PATIENT = Patience()
+
+
+class ConflictingWriteError(UnavailableError):
+    """A write broke a uniqueness constraint, so another one got there first; the store may run it again."""
 
 
 class BoundedSession:
     """A session whose every transaction has a timeout: the work's own, else the bulk bound.
 
     Work that names no timeout comes from outside `Neo4jStore.read/write` (a store reading a whole
-    scope through `_session`), so it gets the longer bound rather than none.
+    scope through `_session`), so it gets the longer bound rather than none. The driver tries each
+    transaction once (the session's own retry time is 0); this class retries it within the budget
+    `Patience` gives the failure, and gives up on an attempt Neo4j stopped answering.
     """
 
-    def __init__(self, session: neo4j.AsyncSession, fallback_s: float | None):
+    def __init__(self, session: neo4j.AsyncSession, fallback_s: float | None, patience: Patience = PATIENT):
         self.session = session
         self.fallback_s = fallback_s
+        self.patience = patience
 
     def _bounded(self, work: Work[R]) -> Work[R]:
         if getattr(work, "timeout", None) is not None or self.fallback_s is None:
@@ -72,11 +154,33 @@ class BoundedSession:
 
     async def execute_read(self, work: Work[R]) -> R:
         """A read transaction, retried on transient errors, bounded in time."""
-        return await self.session.execute_read(self._bounded(work))
+        return await self._retrying(self.session.execute_read, work)
 
     async def execute_write(self, work: Work[R]) -> R:
         """A write transaction, retried on transient errors, bounded in time."""
-        return await self.session.execute_write(self._bounded(work))
+        return await self._retrying(self.session.execute_write, work)
+
+    async def _retrying(self, execute: Callable[[Work[R]], Awaitable[R]], work: Work[R]) -> R:
+        bounded = self._bounded(work)
+        bound = self.patience.attempt_bound_s(getattr(bounded, "timeout", None))
+        started, delay = time.monotonic(), FIRST_DELAY_S
+        while True:
+            try:
+                async with asyncio.timeout(bound):
+                    return await execute(bounded)
+            except TimeoutError as e:
+                # Cancelled, the driver drops the connection; the write may or may not have committed,
+                # so it is not run again: the caller hears 503 and may retry (with an Idempotency-Key).
+                raise UnavailableError(
+                    "The memory store stopped answering; try again.", detail={"waited_s": bound}
+                ) from e
+            except (DriverError, Neo4jError) as e:
+                budget = self.patience.budget_for(e)
+                left = -1.0 if budget is None else started + budget - time.monotonic()
+                if left <= 0:
+                    raise
+            await asyncio.sleep(min(left, delay * random.uniform(0.8, 1.2)))
+            delay = min(delay * 2, MAX_DELAY_S)
 
 
 class Neo4jStore:
@@ -93,11 +197,13 @@ class Neo4jStore:
         *,
         timeout_ms: int | None = None,
         bulk_timeout_ms: int | None = None,
+        patience: Patience = PATIENT,
     ):
         self.driver = driver
         self.database = database
         self.timeout_ms = timeout_ms
         self.bulk_timeout_ms = bulk_timeout_ms if bulk_timeout_ms is not None else timeout_ms
+        self.patience = patience
 
     @classmethod
     def connect(
@@ -109,12 +215,27 @@ class Neo4jStore:
         *,
         timeout_ms: int = DEFAULT_TIMEOUT_MS,
         bulk_timeout_ms: int = DEFAULT_BULK_TIMEOUT_MS,
+        patience: Patience = PATIENT,
     ) -> Neo4jStore:
-        """Builds the driver; nothing is sent until the first query."""
+        """Builds the driver; nothing is sent until the first query.
+
+        The driver's own retry time is 0 (BoundedSession retries, with a budget per kind of failure);
+        an idle pooled connection is probed before use, so one Neo4j dropped while away is replaced
+        instead of failing a transaction.
+        """
         driver = AsyncGraphDatabase.driver(
-            uri, auth=(user, password), max_connection_pool_size=50, notifications_min_severity="OFF"
+            uri,
+            auth=(user, password),
+            max_connection_pool_size=50,
+            notifications_min_severity="OFF",
+            connection_timeout=patience.connection_timeout_s,
+            connection_acquisition_timeout=patience.acquisition_timeout_s,
+            liveness_check_timeout=patience.liveness_check_s,
+            max_transaction_retry_time=0,
         )
-        return cls(driver, database, timeout_ms=timeout_ms, bulk_timeout_ms=bulk_timeout_ms)
+        return cls(
+            driver, database, timeout_ms=timeout_ms, bulk_timeout_ms=bulk_timeout_ms, patience=patience
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Neo4jStore:
@@ -126,6 +247,7 @@ class Neo4jStore:
             settings.neo4j_database,
             timeout_ms=settings.statement_timeout_ms,
             bulk_timeout_ms=settings.bulk_statement_timeout_ms,
+            patience=Patience.from_settings(settings),
         )
 
     async def close(self) -> None:
@@ -140,6 +262,10 @@ class Neo4jStore:
     async def read(self, statement_name: str, /, **params: Any) -> list[Row]:
         """Runs one named statement in a read transaction."""
         return await self._run(statement_name, params, write=False)
+
+    async def read_once(self, statement_name: str, /, **params: Any) -> list[Row]:
+        """A read tried once, never retried: for probes that must answer now."""
+        return await self._run(statement_name, params, write=False, patience=self.patience.once())
 
     async def write(self, statement_name: str, /, **params: Any) -> list[Row]:
         """Runs one named statement in a write transaction."""
@@ -161,7 +287,9 @@ class Neo4jStore:
         async with self._session() as session:
             return await session.execute_write(work)
 
-    async def _run(self, name: str, params: Mapping[str, Any], *, write: bool) -> list[Row]:
+    async def _run(
+        self, name: str, params: Mapping[str, Any], *, write: bool, patience: Patience | None = None
+    ) -> list[Row]:
         query = statement(name)
 
         @neo4j.unit_of_work(timeout=self.timeout_s(name), metadata={"statement": name})
@@ -169,22 +297,23 @@ class Neo4jStore:
             result = await tx.run(query, dict(params))
             return [record.data() async for record in result]
 
-        async with self._session() as session:
+        async with self._session(patience) as session:
             if write:
                 return await session.execute_write(work)
             return await session.execute_read(work)
 
     @asynccontextmanager
-    async def _session(self) -> AsyncIterator[BoundedSession]:
+    async def _session(self, patience: Patience | None = None) -> AsyncIterator[BoundedSession]:
         fallback = None if self.bulk_timeout_ms is None else self.bulk_timeout_ms / 1000
         try:
-            async with self.driver.session(database=self.database) as session:
-                yield BoundedSession(session, fallback)
-        except (ServiceUnavailable, SessionExpired) as e:
+            async with self.driver.session(database=self.database, max_transaction_retry_time=0) as session:
+                yield BoundedSession(session, fallback, patience or self.patience)
+        except (ServiceUnavailable, SessionExpired, DatabaseUnavailable) as e:
             raise UnavailableError("The memory store cannot be reached right now.") from e
         except ClientError as e:
             raise self._refusal(e) from e
-        except Neo4jError as e:
+        except (Neo4jError, DriverError) as e:
+            # Neo4j failing, or the pool giving up waiting for a connection (ConnectionAcquisitionTimeout).
             raise UnavailableError("The memory store failed to complete the operation.") from e
 
     def _refusal(self, e: ClientError) -> InvalidRequestError | UnavailableError:
@@ -194,14 +323,18 @@ class Neo4jStore:
                 "The operation took too long and the memory store stopped it; try again or ask for less.",
                 detail={"timeout_ms": self.timeout_ms, "bulk_timeout_ms": self.bulk_timeout_ms},
             )
+        if code == CONSTRAINT:
+            return ConflictingWriteError("Another write got there first; try again.")
+        if code == RACED:
+            return UnavailableError("What the operation read was deleted meanwhile; try again.")
         if code.startswith("Neo.ClientError.Statement.") and "Constraint" not in code:
             return InvalidRequestError("The store refused the request as malformed.")
         return UnavailableError("The memory store refused the operation.")
 
     async def ping(self) -> bool:
-        """True when the server answers `RETURN 1`."""
+        """True when the server answers `RETURN 1` now: one attempt, for readiness probes."""
         try:
-            rows = await self.read("health_ping")
+            rows = await self.read_once("health_ping")
         except UnavailableError:
             return False
         return bool(rows and rows[0].get("ok") == 1)

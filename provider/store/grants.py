@@ -1,9 +1,15 @@
-"""Grants in Neo4j: one node per (principal, memory), ON the memory it sits on."""
+"""Grants in Neo4j: one node per (principal, memory), ON the memory it sits on, unique by its slot."""
 
 from __future__ import annotations
 
+import contextlib
+from typing import Any
+
 from provider.models import Grant
-from provider.store.driver import Neo4jStore, Row
+from provider.store.driver import ConflictingWriteError, Neo4jStore, Row
+
+# Runs of a grant write that met the slot constraint (another write for the principal got there first).
+PUT_ATTEMPTS = 3
 
 
 def _grant(row: Row) -> Grant:
@@ -39,17 +45,22 @@ class Neo4jGrantStore:
 
     async def put(
         self, memory_id: str, principal: str, privileges: list[str], grant_id: str, now: int
-    ) -> Grant:
-        """Creates or replaces the principal's grant on the memory."""
-        rows = await self.store.write(
-            "grant_put",
-            memory_id=memory_id,
-            principal=principal,
-            privileges=privileges,
-            grant_id=grant_id,
-            now=now,
-        )
-        return _grant(rows[0])
+    ) -> Grant | None:
+        """Creates or replaces the principal's grant on the memory; None when the memory is gone.
+
+        A MERGE under the slot constraint does not break it, but should a racing write still trip it,
+        the grant exists by then, and the next run finds it and replaces its privileges.
+        """
+        params: dict[str, Any] = {"memory_id": memory_id, "principal": principal, "privileges": privileges}
+        params |= {"grant_id": grant_id, "now": now}
+        for _ in range(PUT_ATTEMPTS - 1):
+            with contextlib.suppress(ConflictingWriteError):
+                return await self._put_once(params)
+        return await self._put_once(params)
+
+    async def _put_once(self, params: dict[str, Any]) -> Grant | None:
+        rows = await self.store.write("grant_put", **params)
+        return _grant(rows[0]) if rows else None
 
     async def get(self, memory_id: str, grant_id: str) -> Row | None:
         """A grant sitting on the memory, or None."""

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, cast
 
+from provider.errors import UnavailableError
 from provider.ids import now_ms
 from provider.models import MemoryNode, NodeFacts
 from provider.store.driver import Neo4jStore, Row
 
 # Nodes (with their versions) deleted per transaction when a memory is deleted.
 DELETE_BATCH = 5_000
+# Runs of a move whose chain a concurrent move changed meanwhile; past them the caller hears 503.
+MOVE_ATTEMPTS = 20
 
 
 def _granted(lists: list[list[str]] | None) -> frozenset[str]:
@@ -146,9 +149,20 @@ class Neo4jMemoryStore:
             "memory_update", id=memory_id, name=name, description=description, restricted=restricted, now=now
         )
 
-    async def move(self, memory_id: str, parent_id: str | None, now: int) -> bool:
-        """False when the move would make a cycle."""
-        return bool(await self.store.write("memory_move", id=memory_id, parent_id=parent_id, now=now))
+    async def move(self, memory_id: str, parent_id: str | None, now: int) -> Literal["moved", "cycle"] | None:
+        """'moved', 'cycle' (refused: the new parent lies below), or None when either memory is unknown.
+
+        A 'stale' answer means a concurrent move changed the new parent's chain between the read and
+        the locks (memory_move.cypher), so it runs again, on the chain as it now is.
+        """
+        for _ in range(MOVE_ATTEMPTS):
+            rows = await self.store.write("memory_move", id=memory_id, parent_id=parent_id, now=now)
+            if not rows:
+                return None
+            outcome = rows[0]["outcome"]
+            if outcome in ("moved", "cycle"):
+                return cast(Literal["moved", "cycle"], outcome)
+        raise UnavailableError("The tree kept changing under this move; try again.")
 
     async def delete(self, memory_id: str) -> list[str]:
         """Removes the subtree; the ids removed.
