@@ -60,7 +60,7 @@ async def list_memories(call: Call) -> Answer:
         "children": [memory_json(c) for c in children.items],
         "next": children.next_cursor,
     }
-    if "named" in serves(services):
+    if "named" in serves(services) and "read" in view.privileges:  # listing them needs read
         listed = await queries.list_queries(target.memory, services, caller)
         answer["queries"] = [{k: q[k] for k in ("name", "description", "params")} for q in listed["data"]]
     return answer

@@ -33,19 +33,31 @@ def data_json(value: Any) -> str:
 
 
 def writers_of(value: Any) -> list[str]:
-    """Every distinct writer named in an answer: records' `written_by`, and query rows' writer lists."""
+    """Every distinct writer the server stamped on an answer: records' and query rows' `written_by`.
+
+    What writers wrote (attributes, content, the rows' values) is never looked into, so a record
+    cannot name a writer of its own making in the line outside the fence.
+    """
     found: dict[str, None] = {}
     stack = [value]
     while stack:
         node = stack.pop()
-        if isinstance(node, dict):
-            writer = node.get("written_by")
-            if isinstance(writer, dict) and "kind" in writer and "id" in writer:
-                found[_writer_name(writer)] = None
-            stack.extend(node.values())
-        elif isinstance(node, list):
+        if isinstance(node, list):
             stack.extend(reversed(node))
+        elif isinstance(node, dict) and node.get("object") == "memory.record":
+            _note(found, node.get("written_by"))
+        elif isinstance(node, dict) and node.get("object") == "memory.query.result":
+            for writers in node.get("written_by") or []:
+                for writer in writers if isinstance(writers, list) else []:
+                    _note(found, writer)
+        elif isinstance(node, dict):
+            stack.extend(node.values())
     return sorted(found)
+
+
+def _note(found: dict[str, None], writer: Any) -> None:
+    if isinstance(writer, dict) and "kind" in writer and "id" in writer:
+        found[_writer_name(writer)] = None
 
 
 def _writer_name(writer: dict[str, Any]) -> str:

@@ -5,15 +5,17 @@ The granted memories are read through the tree service, as `GET /v1/memories?gra
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from provider.api.deps import Services
 from provider.api.mcp.fence import fenced
 from provider.errors import MemoryInvalidError
-from provider.models import Caller, MemoryView, ordered_privileges
+from provider.models import Caller, MemoryView, Page, ordered_privileges
 
 PAGE = 100
 MAX_PAGES = 20  # at most 2,000 granted memories are weighed; a caller past that names its memory
+WALK_CAP = 200  # memories looked into below entry points the caller may not read
 NAMED_IN_INSTRUCTIONS = 50
 
 RULES = (
@@ -31,7 +33,7 @@ WRITE_RULE = (
 
 @dataclass(frozen=True)
 class Standing:
-    """The caller's granted memories (entry points and every node where its privileges change)."""
+    """The caller's granted memories: entry points and every memory where its privileges change."""
 
     granted: list[MemoryView]
 
@@ -57,16 +59,47 @@ class Standing:
 
 
 async def standing(services: Services, caller: Caller) -> Standing:
-    """Every granted memory, page by page, through the same listing the REST route serves."""
+    """Where the caller starts and where its privileges change, from the listings REST serves.
+
+    The granted listing starts from readable entry points only, so below an entry the caller may not
+    read (a grant of write or create alone) the tree is walked too, a bounded number of memories.
+    """
+    tree = services.tree
+    entries = await _every(tree.list_entries, caller)
+    granted = await _every(tree.list_granted, caller)
+    below = await _changes_below(services, caller, [e for e in entries if "read" not in e.privileges])
+    unique: dict[str, MemoryView] = {}
+    for view in [*entries, *granted, *below]:
+        unique.setdefault(view.node.id, view)
+    return Standing(sorted(unique.values(), key=lambda v: len(v.ancestors)))
+
+
+Listing = Callable[[Caller, str | None, int], Awaitable[Page[MemoryView]]]
+
+
+async def _every(listing: Listing, caller: Caller) -> list[MemoryView]:
     views: list[MemoryView] = []
     cursor: str | None = None
     for _ in range(MAX_PAGES):
-        page = await services.tree.list_granted(caller, cursor, PAGE)
+        page = await listing(caller, cursor, PAGE)
         views.extend(page.items)
         cursor = page.next_cursor
         if cursor is None:
             break
-    return Standing(views)
+    return views
+
+
+async def _changes_below(services: Services, caller: Caller, tops: list[MemoryView]) -> list[MemoryView]:
+    """Memories below `tops` whose privileges differ from their parent's, breadth first, bounded."""
+    changed: list[MemoryView] = []
+    frontier, visited = list(tops), 0
+    while frontier and visited < WALK_CAP:
+        parent = frontier.pop(0)
+        visited += 1
+        children = await services.tree.list_children(caller, parent.node.id, None, PAGE)
+        changed += [c for c in children.items if c.privileges != parent.privileges]
+        frontier += children.items
+    return changed
 
 
 def instructions(where: Standing, *, cap: int) -> str:
