@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import httpx2
 import pytest
 
 from tests.mcp.support import Agent, code_of
@@ -32,19 +33,37 @@ async def test_tools_are_listed_per_privilege(agent: Make) -> None:
     sales = await memory(owner)
     await grant(owner, sales, reader, "read")
     providers = (await owner.ok("GET", "/v1/memories/providers"))["data"][0]
-    queries = {"memory_run_query"} if providers["queries"].get("named") else set()
-    queries |= {"memory_query"} if providers["queries"].get("free") else set()
+    served = {"memory_run_query"} if providers["queries"].get("named") else set()
+    served |= {"memory_query"} if providers["queries"].get("free") else set()
+    served |= {"memory_operate"} if providers["types"] else set()
+    listed = {}
     for who, expected in ((owner, READ_TOOLS | WRITE_TOOLS), (reader, READ_TOOLS), (stranger, READ_TOOLS)):
         async with who.session() as client:
-            tools = await who.tools(client)
-        assert set(tools) == expected | queries, who
-        for name, tool in tools.items():
-            assert tool.annotations.read_only_hint is (name not in WRITE_TOOLS)
+            listed[who.member.id] = tools = await who.tools(client)
+        assert set(tools) == expected | served, who
+        for name, tool in tools.items():  # an operation may write: memory_operate is not read-only
+            assert tool.annotations.read_only_hint is (name not in WRITE_TOOLS | {"memory_operate"})
             assert tool.description and len(tool.description) > 40
-            assert (
-                tool.input_schema["type"] == "object" and tool.input_schema["additionalProperties"] is False
-            )
-    assert "memory_operate" not in tools and providers["types"] is False
+            schema = tool.input_schema
+            assert schema["type"] == "object" and schema["additionalProperties"] is False
+    content = listed[owner.member.id]["memory_remember"].input_schema["properties"]["content"]
+    assert ("POST /v1/files" in content["description"]) is bool(providers["content"]["media"])
+
+
+async def test_a_file_part_names_an_uploaded_file(agent: Make) -> None:
+    owner = agent()
+    sales = await memory(owner)
+    async with httpx2.AsyncClient(headers=owner.auth, timeout=60) as http:
+        made = await http.post(
+            f"{owner.url}/v1/files", files={"file": ("terms.txt", b"Net 30.", "text/plain")}
+        )
+    assert made.status_code == 200, made.text
+    part = {"type": "file", "file": {"id": made.json()["id"]}, "text": "The payment terms"}
+    async with owner.session() as client:
+        kept = await owner.call(client, "memory_remember", memory=sales, content=[part], title="Terms")
+    assert kept.data == await owner.ok("GET", f"/v1/memories/{sales}/records/{kept.data['id']}")
+    stored = kept.data["content"][0]
+    assert stored["file"]["name"] == "terms.txt" and stored["file"]["media_type"].startswith("text/plain")
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

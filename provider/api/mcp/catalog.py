@@ -29,10 +29,17 @@ TYPES = {
     "items": {"type": "string", "maxLength": 64},
     "description": "Only records of these types (fact, note, procedure, episode, entity, link, ...).",
 }
-CONTENT = {
+CONTENT_TEXT = {
     "description": "What the record says: a string, or a list of parts such as "
-    '{"type": "text", "text": "..."} and {"type": "file", "file": {"id": "file_..."}, "text": "..."}.',
+    '{"type": "text", "text": "..."}.',
     "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "object"}}],
+}
+# Where the provider keeps files (content.media), a part may name one uploaded with POST /v1/files.
+CONTENT = {
+    **CONTENT_TEXT,
+    "description": "What the record says: a string, or a list of parts such as "
+    '{"type": "text", "text": "..."} and {"type": "file", "file": {"id": "file_..."}, "text": "the words '
+    'that stand for it"}, the file uploaded first with POST /v1/files.',
 }
 ATTRIBUTES = {
     "type": "object",
@@ -71,8 +78,9 @@ class ToolSpec:
     description: str
     properties: dict[str, Any]
     required: tuple[str, ...] = ()
-    write: bool = False
+    write: bool = False  # offered only to a caller holding write somewhere
     needs: str = ""  # "named", "free" or "operations": offered only where the provider serves it
+    may_write: bool = False  # not read-only although offered to readers (an operation may write)
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -84,16 +92,19 @@ class ToolSpec:
             "additionalProperties": False,
         }
 
-    def tool(self) -> types.Tool:
-        """The tool as `tools/list` answers it."""
+    def tool(self, serves: frozenset[str] = frozenset()) -> types.Tool:
+        """The tool as `tools/list` answers it; file parts are described only where files are kept."""
         hints = types.ToolAnnotations(
-            read_only_hint=not self.write,
-            destructive_hint=self.name == "memory_forget",
-            idempotent_hint=not self.write or self.name == "memory_forget",
+            read_only_hint=not (self.write or self.may_write),
+            destructive_hint=self.name in ("memory_forget", "memory_operate"),
+            idempotent_hint=not (self.write or self.may_write) or self.name == "memory_forget",
             open_world_hint=False,
         )
+        schema = self.input_schema
+        if "content" in self.properties and "files" not in serves:
+            schema = {**schema, "properties": {**self.properties, "content": CONTENT_TEXT}}
         return types.Tool(
-            name=self.name, description=self.description, input_schema=self.input_schema, annotations=hints
+            name=self.name, description=self.description, input_schema=schema, annotations=hints
         )
 
 
@@ -229,6 +240,7 @@ SPECS = (
         {"memory": MEMORY, "record": RECORD, "operation": {"type": "string"}, "input": {"type": "object"}},
         ("memory", "record", "operation"),
         needs="operations",
+        may_write=True,
     ),
 )
 BY_NAME = {spec.name: spec for spec in SPECS}
@@ -242,13 +254,15 @@ def served(capabilities: dict[str, Any]) -> frozenset[str]:
         found.add("free")
     if capabilities.get("types"):
         found.add("operations")
+    if (capabilities.get("content") or {}).get("media"):
+        found.add("files")
     return frozenset(found)
 
 
 def offered(*, can_write: bool, serves: frozenset[str]) -> list[types.Tool]:
     """The tools one caller is offered."""
     return [
-        spec.tool()
+        spec.tool(serves)
         for spec in SPECS
         if (can_write or not spec.write) and (not spec.needs or spec.needs in serves)
     ]
