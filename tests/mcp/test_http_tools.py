@@ -255,6 +255,18 @@ async def test_a_bad_argument_is_a_tool_error_naming_it(
         assert status == 422 and body["error"]["param"] == field, body
 
 
+async def test_remember_without_a_memory_writes_where_the_caller_alone_may(agent: Make) -> None:
+    owner = agent()
+    sales = await memory(owner)
+    await memory(owner, "Acme", parent_id=sales)  # below the one it may write: still one place
+    async with owner.session() as client:
+        kept = await owner.call(client, "memory_remember", content="Beta signed")
+        await memory(owner, "Other")
+        torn = await owner.call(client, "memory_remember", content="Gamma signed")
+    assert kept.data["memory_id"] == sales
+    assert code_of(torn) == "memory_invalid" and "in 2 memories" in torn.text
+
+
 async def test_a_missing_memory_and_an_unknown_tool_are_tool_errors(agent: Make) -> None:
     owner = agent()
     async with owner.session() as client:
