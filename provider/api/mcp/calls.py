@@ -99,19 +99,17 @@ async def remember(call: Call) -> Answer:
 async def revise(call: Call) -> Answer:
     """`PATCH .../records/{record}`, the reason kept beside the attributes of the new version.
 
-    When the call restates no attributes, the current ones are read first (as `memory_get` would) so
-    the reason is added to them rather than replacing them.
+    The body is judged first, as the route judges it before looking anything up. When it restates no
+    attributes, the current ones are read (as `memory_get` would) so the reason joins them rather
+    than replacing them.
     """
     args, services, caller = call.args, call.services, call.caller
-    given = dict(args.body)
-    attributes = given.get("attributes")
+    body = args.model(RecordRevise)
+    attributes = body.attributes
     if attributes is None:
-        current = await records.get_record(args.memory, args.record, services, caller)
-        attributes = current["attributes"]
-    if isinstance(attributes, dict):
-        given["attributes"] = {**attributes, REASON: args.target.reason}
-    body = Arguments(args.target, given).model(RecordRevise)
-    return await records.revise(args.memory, args.record, body, services, caller)
+        attributes = (await records.get_record(args.memory, args.record, services, caller))["attributes"]
+    reasoned = Arguments(args.target, {**args.body, "attributes": {**attributes, REASON: args.target.reason}})
+    return await records.revise(args.memory, args.record, reasoned.model(RecordRevise), services, caller)
 
 
 async def forget(call: Call) -> Answer:
