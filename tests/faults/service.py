@@ -39,15 +39,6 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def rss_mb(pid: int) -> float:
-    """A process's resident memory now (VmRSS), in MB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name == "VmRSS":
-            return int(value.split()[0]) / 1024
-    raise RuntimeError(f"/proc/{pid}/status names no VmRSS")
-
-
 @dataclass
 class Neo4jAccess:
     """Where the service's Neo4j is."""
@@ -154,7 +145,9 @@ class ServiceProcess:
             return ""
 
     def log_tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log_text().splitlines()[-lines:])
+        """The end of what the latest start logged."""
+        latest = self.log_text().rsplit("\n===== start ", 1)[-1]
+        return "\n".join(latest.splitlines()[-lines:])
 
     def unhandled(self) -> Counter[str]:
         """The errors the app logged as unhandled (each a 500): route, exception, our innermost frames."""
