@@ -332,9 +332,14 @@ class Neo4jStore:
         return UnavailableError("The memory store refused the operation.")
 
     async def ping(self) -> bool:
-        """True when the server answers `RETURN 1` now: one attempt, for readiness probes."""
+        """True when the server answers `RETURN 1` within the acquisition timeout: one attempt.
+
+        A readiness probe must answer in its own few seconds, so a server that accepts connections
+        but answers nothing counts as not ready rather than holding the probe.
+        """
         try:
-            rows = await self.read_once("health_ping")
-        except UnavailableError:
+            async with asyncio.timeout(self.patience.acquisition_timeout_s):
+                rows = await self.read_once("health_ping")
+        except (UnavailableError, TimeoutError):
             return False
         return bool(rows and rows[0].get("ok") == 1)
