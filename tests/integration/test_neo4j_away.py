@@ -92,13 +92,23 @@ def timed(call: Callable[[], Reply]) -> tuple[Reply, float]:
     return reply, time.perf_counter() - started
 
 
-def assert_unavailable(name: str, reply: Reply) -> None:
-    """503 on every route: memory_unavailable on /v1, not ready on /readyz; never a 500."""
-    if name == "readyz":
-        assert reply.status_code == 503, reply.text
-        assert reply.json()["status"] == "not_ready" and reply.json()["checks"]["neo4j"] is False
-    else:
-        assert_error(reply, 503, "memory_unavailable")
+def assert_unavailable(away: Away, what: str, bound_s: float) -> None:
+    """503 on every route within `bound_s`, 200 on /healthz at once; never a 500.
+
+    On /v1 the envelope says memory_unavailable; /readyz says not ready, naming neo4j.
+    """
+    took: dict[str, float] = {}
+    for name, call in away.routes().items():
+        reply, took[name] = timed(call)
+        if name == "readyz":
+            assert reply.status_code == 503, reply.text
+            assert reply.json()["status"] == "not_ready" and reply.json()["checks"]["neo4j"] is False
+        else:
+            assert_error(reply, 503, "memory_unavailable")
+    print(f"\nneo4j {what}: 503 after {fmt(took)}")
+    assert max(took.values()) < bound_s, took
+    healthz, seconds = timed(lambda: away.client.get("/healthz"))
+    assert healthz.status_code == 200 and seconds < 1.0
 
 
 def assert_answers_again(away: Away, bound_s: float) -> dict[str, float]:
@@ -121,13 +131,7 @@ def test_neo4j_stopped_every_route_answers_503_in_bound_and_recovers(away: Away)
     assert_answers_again(away, UP_BOUND_S)  # all well before
     assert local_server.stop(away.home) is True
     try:
-        down: dict[str, float] = {}
-        for name, call in away.routes().items():
-            reply, down[name] = timed(call)
-            assert_unavailable(name, reply)
-        print(f"\nneo4j stopped: 503 after {fmt(down)}")
-        assert max(down.values()) < DOWN_BOUND_S, down
-        assert away.client.get("/healthz").status_code == 200
+        assert_unavailable(away, "stopped", DOWN_BOUND_S)
     finally:
         local_server.start(away.home, heap="256m", pagecache="32m")
     up = assert_answers_again(away, UP_BOUND_S)
@@ -136,20 +140,13 @@ def test_neo4j_stopped_every_route_answers_503_in_bound_and_recovers(away: Away)
 
 def test_neo4j_frozen_every_route_answers_503_in_bound_and_recovers(away: Away) -> None:
     assert_answers_again(away, UP_BOUND_S)
-    pid = local_server.status(away.home)
-    assert pid is not None
-    os.kill(pid.pid, signal.SIGSTOP)  # the server this module started, by its pid
+    server = local_server.status(away.home)
+    assert server is not None
+    os.kill(server.pid, signal.SIGSTOP)  # the server this module started, by its pid
     try:
-        frozen: dict[str, float] = {}
-        for name, call in away.routes().items():
-            reply, frozen[name] = timed(call)
-            assert_unavailable(name, reply)
-        print(f"\nneo4j frozen: 503 after {fmt(frozen)}")
-        assert max(frozen.values()) < FROZEN_BOUND_S, frozen
-        healthz, took = timed(lambda: away.client.get("/healthz"))
-        assert healthz.status_code == 200 and took < 1.0
+        assert_unavailable(away, "frozen", FROZEN_BOUND_S)
     finally:
-        os.kill(pid.pid, signal.SIGCONT)
+        os.kill(server.pid, signal.SIGCONT)
     up = assert_answers_again(away, UP_BOUND_S)
     print(f"neo4j thawed: 200 after {fmt(up)}")
 
