@@ -259,3 +259,20 @@ class GraphAsk:
     hops: int = 1
     types: list[str] | None = None
     limit: int = 100
+
+
+@dataclass(frozen=True)
+class OperationAsk:
+    """A record operation as asked, its input already checked against the operation's input schema."""
+
+    name: str
+    duplicate: str | None = None  # merge: the record folded into the one addressed
+
+
+@dataclass(frozen=True)
+class OperationOutcome:
+    """What an operation did: the records it returns (by role) and plain facts about the change."""
+
+    name: str
+    records: dict[str, ReadRecord] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)

@@ -56,9 +56,11 @@ from provider.services.records import RecordService
 from provider.services.snapshots import SnapshotService
 from provider.services.sweeper import Sweeper
 from provider.services.tree import TreeService
-from provider.services.types import TypeService
+from provider.services.types.merge import EntityMerger
+from provider.services.types.service import TypeService
 from provider.store.consolidations import Neo4jConsolidationStore
 from provider.store.driver import Neo4jStore
+from provider.store.entities import Neo4jEntityStore
 from provider.store.files import Neo4jFileStore
 from provider.store.grants import Neo4jGrantStore
 from provider.store.graph import Neo4jGraphStore
@@ -87,6 +89,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     observe = ObserveService(tree, records, settings.provider_id)
     jobs = ObserveJobs(tree, observe, records, Neo4jJobStore(store), lease_ms=settings.lease_ms)
     idempotency_service = IdempotencyService(Neo4jIdempotencyStore(store), lease_ms=settings.lease_ms)
+    merger = EntityMerger(records, Neo4jEntityStore(store), runs_store)
     consolidation = ConsolidationService(
         tree,
         runs_store,
@@ -95,6 +98,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         threshold=settings.duplicate_similarity,
         default_budget=settings.consolidation_budget,
         lease_ms=settings.lease_ms,
+        merger=merger,
     )
     return Services(
         settings=settings,
@@ -125,7 +129,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         observe=observe,
         jobs=jobs,
         prime=PrimeService(tree, record_store, PackagedTokenizer(settings.embedding_model)),
-        types=TypeService(tree),
+        types=TypeService(tree, records, consolidation, merger),
         consolidation=consolidation,
         sweeper=Sweeper(
             idempotency=idempotency_service,

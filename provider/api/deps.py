@@ -32,7 +32,7 @@ from provider.services.records import RecordService
 from provider.services.snapshots import SnapshotService
 from provider.services.sweeper import Sweeper
 from provider.services.tree import TreeService
-from provider.services.types import TypeService
+from provider.services.types.service import TypeService
 from provider.store.driver import Neo4jStore
 
 

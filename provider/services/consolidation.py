@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from provider import ids
-from provider.errors import ConflictError, ConsolidationNotFoundError, MemoryInvalidError
+from provider.errors import (
+    ConflictError,
+    ConsolidationNotFoundError,
+    MemoryForbiddenError,
+    MemoryInvalidError,
+)
 from provider.models import Caller, RecordVersion, Writer
-from provider.services import content as rules
 from provider.services.consolidation_rules import decide
 from provider.services.records import RecordService
 from provider.services.tree import TreeService
+from provider.services.types import attributes as kinds
+from provider.services.types.catalog import ENTITY_TYPES
 from provider.store.consolidations import Neo4jConsolidationStore
 
 
@@ -36,6 +43,37 @@ class Run:
             self.holder.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.holder
+
+
+def net_changes(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each record's changes in a run as one, the last changed first, for a revert.
+
+    A record the run changed twice (two duplicates folded into it) is restored once, to the version
+    before the run's first change, provided it is still where the run's last change left it.
+    """
+    first: dict[str, dict[str, Any]] = {}
+    last: dict[str, dict[str, Any]] = {}
+    for change in changes:
+        first.setdefault(change["record_id"], change)
+        last[change["record_id"]] = change
+    ordered = sorted(last.values(), key=lambda c: c["seq"], reverse=True)
+    return [
+        {
+            "record_id": end["record_id"],
+            "action": first[end["record_id"]]["action"],
+            "before": first[end["record_id"]]["before"],
+            "expected": end["before"] if end["action"] == "forgotten" else end["after"],
+        }
+        for end in ordered
+    ]
+
+
+class EntityFolder(Protocol):
+    """Folds a duplicate person or company into the record kept (services/types/merge.py)."""
+
+    async def handled(self, run: Run, duplicate_id: str, kept_id: str) -> bool:
+        """True when it merged the pair (or left it, unable to); False when the pair is not its kind."""
+        ...
 
 
 def run_json(row: dict[str, Any], provider_id: str) -> dict[str, Any]:
@@ -81,7 +119,9 @@ class ConsolidationService:
         threshold: float,
         default_budget: int,
         lease_ms: int = 30_000,
+        merger: EntityFolder | None = None,
     ):
+        self.merger = merger
         self.lease_ms = lease_ms
         self.tree = tree
         self.runs = runs
@@ -109,7 +149,7 @@ class ConsolidationService:
     ) -> dict[str, Any]:
         memory_id = run.memory_id
         try:
-            rows = await self.runs.candidates(memory_id, after, after_id)
+            rows = await self.runs.candidates(memory_id, after, after_id, ENTITY_TYPES)
             # Comparing each examined fact with those kept before it is CPU work: off the event loop.
             decisions = await asyncio.to_thread(
                 decide, rows, now=ids.now_ms(), budget=budget, threshold=self.threshold
@@ -151,6 +191,22 @@ class ConsolidationService:
         run = Run(id=run_id, memory_id=memory_id, writer=writer)
         run.holder = asyncio.create_task(self._hold(run.id))
         return run, (int(row["after"]), str(row["after_id"]))
+
+    @contextlib.asynccontextmanager
+    async def run(self, memory_id: str, trigger: str, *, revert_of: str | None = None) -> AsyncIterator[Run]:
+        """A run another service writes its changes through (a record operation's merge).
+
+        Its changes are then listed and reverted as any run's; it closes completed, or failed on an error.
+        """
+        run, _ = await self._open(memory_id, trigger, 0, revert_of)
+        try:
+            yield run
+        except BaseException as e:
+            await self._close(run, "failed", error=type(e).__name__)
+            raise
+        finally:
+            await run.release()
+        await self._close(run, "completed")
 
     async def _hold(self, run_id: str) -> None:
         """Renews the run's lease a third of a lease apart until it is released or no longer running."""
@@ -203,6 +259,8 @@ class ConsolidationService:
         await self._log(run, record_id, "forgotten", stored.current, None)
 
     async def _merge(self, run: Run, caller: Caller, duplicate: str, kept: str) -> None:
+        if self.merger is not None and await self.merger.handled(run, duplicate, kept):
+            return
         for referrer in await self.runs.referrers(duplicate):
             if referrer["memory_id"] != run.memory_id:
                 continue
@@ -229,7 +287,7 @@ class ConsolidationService:
             forgotten_at=None,
             writer=run.writer,
         )
-        words = rules.words_of(version.title, version.content)
+        words = kinds.words_of(version)
         vector = (await self.records.embedder.embed([words]))[0] if words.strip() else None
         if await self.records.records.revise(version, words, vector, created_at):
             run.superseded += 1
@@ -247,18 +305,25 @@ class ConsolidationService:
             raise MemoryInvalidError(
                 "That run is running, was reverted already, or is itself a revert.", param="run_id"
             )
-        run, _ = await self._open(memory_id, "revert", 0, run_id)
-        try:
-            for change in reversed(await self.runs.changes(run_id)):
+        changes = await self.runs.changes(run_id)
+        await self._require_reach(caller, memory_id, changes)
+        async with self.run(memory_id, "revert", revert_of=run_id) as run:
+            for change in net_changes(changes):
                 await self._undo(run, caller, change)
-        except Exception as e:
-            await self._close(run, "failed", error=type(e).__name__)
-            raise
-        finally:
-            await run.release()
-        await self._close(run, "completed")
         await self.runs.mark_reverted(run_id, run.id)
         return await self.get(caller, memory_id, run.id)
+
+    async def _require_reach(self, caller: Caller, memory_id: str, changes: list[dict[str, Any]]) -> None:
+        """A run that changed records of other memories (a merge across them): write on each reverts it."""
+        located = await self.records.records.locate(sorted({c["record_id"] for c in changes}))
+        others = sorted(set(located.values()) - {memory_id})
+        views = await self.tree.views(caller, others) if others else []
+        writable = {v.node.id for v in views if "write" in v.privileges}
+        if set(others) - writable:
+            raise MemoryForbiddenError(
+                "This run changed records in memories you may not write; one who may write them reverts it.",
+                param="run_id",
+            )
 
     async def _undo(self, run: Run, caller: Caller, change: dict[str, Any]) -> None:
         stored = await self.records.records.read(change["record_id"])
@@ -267,7 +332,7 @@ class ConsolidationService:
         if change["action"] == "created":
             await self._forget(run, caller, change["record_id"])
             return
-        expected = change["before"] if change["action"] == "forgotten" else change["after"]
+        expected = change["expected"]
         if stored.current != expected:
             return
         before = next(v for v in stored.versions if v.version == change["before"])

@@ -3,7 +3,8 @@
 Three deterministic rules: a fact whose stated `valid_to` has passed is closed; a fact that says
 the same as an earlier one about the same subject (same words, or embeddings at least as similar
 as the setting) is forgotten in favour of the earliest; entities with the same normalised title are
-merged into the earliest, whose references take over.
+merged into the earliest, whose references take over; people and companies are merged into the
+earliest of their type they are recognised as, by name, aliases, emails or domains (`EntityIndex`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import math
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
+
+from provider.services.types.names import EntityIndex
 
 
 def normalised(text: str | None) -> str:
@@ -53,22 +56,30 @@ def decide(rows: list[dict[str, Any]], *, now: int, budget: int, threshold: floa
     looked_at = {r["id"] for r in examined}
     kept_facts: list[dict[str, Any]] = []
     kept_entities: dict[str, str] = {}
+    typed = EntityIndex()
     for row in rows:
         if row["id"] not in looked_at:
-            _remember_as_kept(row, kept_facts, kept_entities)
-            continue
-        if row["type"] == "fact":
+            _remember_as_kept(row, kept_facts, kept_entities, typed)
+        elif row["type"] == "fact":
             _judge_fact(row, kept_facts, decisions, now=now, threshold=threshold)
-        else:
+        elif row["type"] == "entity":
             _judge_entity(row, kept_entities, decisions)
+        elif (same := typed.match(row)) is not None:
+            decisions.merges.append((row["id"], same))
+        else:
+            typed.add(row)
     return decisions
 
 
-def _remember_as_kept(row: dict[str, Any], facts: list[dict[str, Any]], entities: dict[str, str]) -> None:
+def _remember_as_kept(
+    row: dict[str, Any], facts: list[dict[str, Any]], entities: dict[str, str], typed: EntityIndex
+) -> None:
     if row["type"] == "fact":
         facts.append(row)
-    else:
+    elif row["type"] == "entity":
         entities.setdefault(normalised(row["title"] or row["text"]), row["id"])
+    else:
+        typed.add(row)
 
 
 def _judge_fact(

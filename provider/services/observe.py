@@ -1,15 +1,15 @@
 """Observe: episodes in as the provider's own records, linked at write time to the entities they name.
 
 No model runs on the write path: an episode is linked with an `about` reference to each active
-entity, in the memory or an ancestor the observer may read, whose title or declared alias
-(`attributes.aliases`) it mentions as whole words, ignoring case and accents.
+entity, person (`x.person`) or company (`x.company`), in the memory or an ancestor the observer may
+read, that it mentions by a name it answers to: an entity's title, a person's or company's `name`,
+any of their `aliases`, emails or domains, as whole words, ignoring case and accents
+(`services/types/names.py` has the rule, and why a one-word name keeps its capital).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
-import unicodedata
 from typing import Any
 
 from provider import ids
@@ -18,39 +18,8 @@ from provider.protocol.record_requests import EpisodeIn
 from provider.services import content as rules
 from provider.services.records import RecordService
 from provider.services.tree import TreeService
-
-
-def normalise(text: str) -> str:
-    """Case-folded, accents removed, so `Inès` and `INES` match."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
-def names_of(entity: dict[str, Any]) -> list[str]:
-    """An entity goes by its title (or its first line) and its aliases."""
-    first = entity["title"] or (entity["text"] or "").split("\n", 1)[0]
-    aliases = entity["aliases"] if isinstance(entity["aliases"], list) else []
-    return [n for n in [first, *aliases] if isinstance(n, str) and n.strip()]
-
-
-class EntityMatcher:
-    """One regular expression per name, anchored on word boundaries."""
-
-    def __init__(self, entities: list[dict[str, Any]]):
-        self.patterns = [
-            (entity, re.compile(r"(?<!\w)" + re.escape(normalise(name)) + r"(?!\w)"))
-            for entity in entities
-            for name in names_of(entity)
-        ]
-
-    def mentioned(self, text: str) -> list[dict[str, Any]]:
-        """Entities named in the text, each once, in the order found."""
-        haystack = normalise(text)
-        found: dict[str, dict[str, Any]] = {}
-        for entity, pattern in self.patterns:
-            if entity["id"] not in found and pattern.search(haystack):
-                found[entity["id"]] = entity
-        return list(found.values())
+from provider.services.types.catalog import ENTITY_TYPES
+from provider.services.types.names import NameMatcher
 
 
 class ObserveService:
@@ -77,12 +46,11 @@ class ObserveService:
         retry or a job taken over after a crash keeps each episode once.
         """
         await self.tree.require(caller, memory_id, "write")
-        matcher = EntityMatcher(
-            await self.records.records.entities(await self._entity_memories(caller, memory_id))
-        )
+        memories = await self._entity_memories(caller, memory_id)
+        matcher = NameMatcher(await self.records.records.entities(memories, ENTITY_TYPES))
         writer = Writer(kind="provider", id=self.provider_id, on_behalf_of=caller.principal)
         texts = [rules.words_of(e.title, [p.stored() for p in e.content]) for e in episodes]
-        # Matching every name against every episode is CPU work: it runs off the event loop.
+        # Matching names against every episode is CPU work: it runs off the event loop.
         mentions = await asyncio.to_thread(lambda: [matcher.mentioned(text) for text in texts])
         drafts = [
             (

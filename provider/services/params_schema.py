@@ -107,6 +107,11 @@ async def _off_loop(work: Callable[..., None], *args: Any) -> None:
         raise REFUSALS.get(code, MemoryInvalidError)(message, param=param, detail=detail)
 
 
+async def in_worker(work: Callable[..., None], *args: Any) -> None:
+    """Another bounded check (a record type's attributes) in the same workers, refused the same way."""
+    await _off_loop(work, *args)
+
+
 def _where(path: Path) -> str:
     return "".join(f".{part}" for part in path)
 

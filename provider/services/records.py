@@ -25,10 +25,10 @@ from provider.models import (
     StoredRecord,
     Writer,
 )
-from provider.services import content as rules
 from provider.services.files import FileService
 from provider.services.references import ReferenceResolver
 from provider.services.tree import TreeService, decode_cursor, encode_cursor
+from provider.services.types import attributes as kinds
 from provider.store.records import Neo4jRecordStore
 
 REVISE_ATTEMPTS = 5
@@ -135,7 +135,7 @@ class RecordService:
 
     async def _embedded(self, versions: list[RecordVersion]) -> list[EmbeddedRow]:
         """Each version with its words and their vector (None when it has no words), one batch."""
-        words = [rules.words_of(v.title, v.content) for v in versions]
+        words = [kinds.words_of(v) for v in versions]
         embeddable = [w for w in words if w.strip()]
         vectors = iter(await self.embedder.embed(embeddable)) if embeddable else iter([])
         embeddings = [next(vectors) if w.strip() else None for w in words]
@@ -153,6 +153,7 @@ class RecordService:
         """The first version of a record as the writer states it, its files completed, stamped."""
         if draft.follows is not None and not caller.via_server:
             raise MemoryInvalidError("Only the server marks a record as following a source.", param="follows")
+        await kinds.checked(draft.type, draft.attributes)
         return RecordVersion(
             record_id=record_id,
             memory_id=memory_id,
@@ -260,6 +261,7 @@ class RecordService:
         valid_from = changes.valid_from if timed else current.valid_from
         valid_to = changes.valid_to if timed else current.valid_to
         attributes = changes.attributes if "attributes" in given else current.attributes
+        await kinds.checked(current.type, attributes)
         references = current.references
         if "references" in given:
             asked = await self.references.for_write(changes.references)
@@ -281,7 +283,7 @@ class RecordService:
             forgotten_at=None,
             writer=writer_of(caller),
         )
-        return version, rules.words_of(title, content)
+        return version, kinds.words_of(version)
 
     async def forget(self, caller: Caller, memory_id: str, record_id: str) -> ReadRecord:
         """Closes the record; its chain stays for history."""

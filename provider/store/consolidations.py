@@ -57,10 +57,16 @@ class Neo4jConsolidationStore:
         """What the run did, in order."""
         return await self.store.read("consolidation_changes", run_id=run_id)
 
-    async def candidates(self, memory_id: str, after: int, after_id: str) -> list[Row]:
-        """Active facts and entities, oldest first, `fresh` past where the last run stopped."""
+    async def candidates(
+        self, memory_id: str, after: int, after_id: str, entity_types: tuple[str, ...] = ("entity",)
+    ) -> list[Row]:
+        """Active facts and entities (of these types), oldest first, `fresh` past the last run's stop."""
         return await self.store.read(
-            "consolidation_candidates", memory_id=memory_id, after=after, after_id=after_id
+            "consolidation_candidates",
+            memory_id=memory_id,
+            after=after,
+            after_id=after_id,
+            entity_types=list(entity_types),
         )
 
     async def referrers(self, record_id: str) -> list[Row]:

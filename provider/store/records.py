@@ -172,9 +172,9 @@ class Neo4jRecordStore:
         """New vectors for the Record and its current version."""
         await self.store.write("record_embedding_set", rows=rows)
 
-    async def entities(self, memory_ids: list[str]) -> list[Row]:
-        """Active entities of these memories with their names and aliases."""
-        return await self.store.read("entity_names", memory_ids=memory_ids)
+    async def entities(self, memory_ids: list[str], types: tuple[str, ...] = ("entity",)) -> list[Row]:
+        """Active records of these types (entities, people, companies) with the names they go by."""
+        return await self.store.read("entity_names", memory_ids=memory_ids, types=list(types))
 
     async def standing(self, memory_id: str, limit: int) -> list[RecordVersion]:
         """Active records marked `attributes.standing`, oldest first."""

@@ -66,7 +66,8 @@ MEMORY_ROUTES: list[tuple[str, str, Any]] = [
     ("POST", "/consolidations", {}),
     ("GET", "/queries", None),
     ("POST", "/query", {"statement": "MATCH (r:Record) RETURN count(r) AS n"}),
-    ("POST", "/records/{record}/operations/merge", None),
+    ("POST", "/records/{record}/operations/merge", {"duplicate": "{record}"}),
+    ("POST", "/records/{record}/operations/aliases", {}),
 ]
 
 

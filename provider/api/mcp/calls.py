@@ -23,6 +23,9 @@ from provider.protocol.queries import MemoryFreeQuery, MemoryQueryRun
 from provider.protocol.recall_requests import GraphRequest, RecallRequest
 from provider.protocol.record_requests import RecordCreate, RecordRevise
 from provider.protocol.records import record_json
+from provider.protocol.type_answers import outcome_json
+from provider.protocol.type_requests import OperationBody
+from provider.protocol.wire import parse
 from provider.services.capabilities import provider_document
 
 REASON = "revision_reason"  # where a revision's reason is kept: an attribute of the new version
@@ -131,10 +134,11 @@ async def free_query(call: Call) -> Answer:
 
 
 async def operate(call: Call) -> Answer:
-    """`POST .../records/{record}/operations/{operation}`."""
+    """`POST .../records/{record}/operations/{operation}`, `input` as its body (fields named input.*)."""
     args = call.args
-    operation = args.target.operation or ""
-    return await call.services.types.operate(call.caller, args.memory, args.record, operation)
+    body = parse(OperationBody, args.body.get("input") or {}, prefix="input")
+    ask = body.ask(args.target.operation or "", prefix="input")
+    return outcome_json(await call.services.types.operate(call.caller, args.memory, args.record, ask))
 
 
 HANDLERS: dict[str, tuple[Handler, frozenset[str], str]] = {

@@ -3,7 +3,7 @@
 Names and arguments are the ones the chapter's reference harness uses, so a harness built against
 the chapter works unchanged. Which tools one caller is offered is decided in `offered`: the write
 tools only for a caller holding `write` somewhere, the query tools only where the provider serves
-queries, `memory_operate` only where types have operations (none do here, so it is never offered).
+queries, `memory_operate` only where types have operations (people and companies have them here).
 """
 
 from __future__ import annotations
@@ -236,8 +236,16 @@ SPECS = (
     ),
     ToolSpec(
         "memory_operate",
-        "Run an operation a record's type offers (memory_get shows a record's type).",
-        {"memory": MEMORY, "record": RECORD, "operation": {"type": "string"}, "input": {"type": "object"}},
+        "Run an operation a record's type offers (memory_get shows a record's type). People (x.person) and "
+        "companies (x.company) offer `aliases` (the names the record answers to) and `merge` (input "
+        '{"duplicate": "hrec_..."}: fold that duplicate of the same person or company into this record; '
+        "the answer names the consolidation run that reverts it).",
+        {
+            "memory": MEMORY,
+            "record": RECORD,
+            "operation": {"type": "string", "maxLength": 128, "description": "aliases or merge."},
+            "input": {"type": "object", "description": "The operation's input; {} when it takes none."},
+        },
         ("memory", "record", "operation"),
         needs="operations",
         may_write=True,

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse
 
 from provider import ids
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
-from provider.api.idempotency import idempotent, seed_of
+from provider.api.idempotency import idempotent, pending_of, seed_of
 from provider.protocol.lifecycle_requests import EraseRequest
 from provider.protocol.record_requests import ObserveRequest
 from provider.protocol.records import record_json
-from provider.protocol.responses import ErasureOut, FreeObjectOut, JobOut, ObservedOut, PrimeOut
+from provider.protocol.responses import ErasureOut, JobOut, ObservedOut, PrimeOut
+from provider.protocol.type_answers import OperationResultOut, outcome_json
+from provider.protocol.type_requests import OperationBody
+from provider.services.types.catalog import OPERATIONS
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["lifecycle"])
 PRIME_BUDGET_MAX = 100_000  # tokens: far past any context window, and bounded
@@ -82,9 +85,33 @@ async def prime(
     return await services.prime.prime(caller, memory_id, budget)
 
 
-@router.post("/records/{record_id}/operations/{name}", **answers(FreeObjectOut))
+async def operation_key(request: Request, services: ServicesDep, caller: CallerDep) -> None:
+    """A write operation honours Idempotency-Key; read operations ignore it, as reads do.
+
+    The key is claimed after the operation's own access checks, so a caller without its privilege is
+    answered as for an unknown record whether or not it sends a key.
+    """
+    operation = OPERATIONS.get(request.path_params["name"])
+    if pending_of(request) is None or operation is None or operation.requires == "read":
+        return
+    path = request.path_params
+    await services.types.reach(caller, path["memory_id"], path["record_id"], operation.name)
+    await idempotent().dependency(request)
+
+
+@router.post(
+    "/records/{record_id}/operations/{name}",
+    dependencies=[Depends(operation_key)],
+    **answers(OperationResultOut),
+)
 async def operate(
-    memory_id: str, record_id: str, name: str, services: ServicesDep, caller: CallerDep
+    memory_id: str,
+    record_id: str,
+    name: str,
+    services: ServicesDep,
+    caller: CallerDep,
+    body: OperationBody | None = None,
 ) -> dict[str, Any]:
-    """Operations belong to registered extension types; none are registered here."""
-    return await services.types.operate(caller, memory_id, record_id, name)
+    """Runs an operation the record's type offers (GET /v1/memories/types), with the privilege it names."""
+    ask = (body or OperationBody()).ask(name)
+    return outcome_json(await services.types.operate(caller, memory_id, record_id, ask))

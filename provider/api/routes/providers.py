@@ -9,14 +9,15 @@ from fastapi import APIRouter
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
 from provider.protocol.responses import FreeListOut
+from provider.protocol.type_answers import TypeListOut
 from provider.services.capabilities import provider_document
 
 router = APIRouter(prefix="/v1/memories", tags=["providers"])
 
 
-@router.get("/types", **answers(FreeListOut))
+@router.get("/types", **answers(TypeListOut))
 async def list_types(services: ServicesDep, _: CallerDep) -> dict[str, Any]:
-    """The core types with what each is; no extension types are registered."""
+    """The core types, and the types this provider adds with their schemas and operations."""
     return {"object": "list", "data": services.types.listing()}
 
 

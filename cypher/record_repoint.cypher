@@ -1,0 +1,39 @@
+// Re-points records at a merged entity, a batch in one transaction: each row appends a version that
+// copies the current one (words, attributes, embedding) with new references, stamped with $writer,
+// closes the one before as superseded, and logs the change to the run, so a revert finds it.
+// The first SET takes the record's write lock; a row whose record moved on since it was read (a
+// revision in between) is skipped and not logged, and the service reads it again.
+// Parameters: $run_id, $now (int ms), $writer (map: writer_kind, writer_id, writer_type,
+//   writer_on_behalf_of, writer_consolidation_id), $rows (list of maps: id, expected (int, the version
+//   read), seq (int, its place in the run's log), references_json (string), references (list of maps:
+//   rel, record_id, position)).
+// Columns: id, version (the new version). Scope: the service has checked write on each row's memory.
+MATCH (c:Consolidation {id: $run_id})
+UNWIND $rows AS row
+MATCH (r:Record {id: row.id})
+SET r.locked_at = $now
+WITH c, r, row
+WHERE r.version = row.expected AND r.status = 'active'
+MATCH (old:RecordVersion {version: row.expected})-[:VERSION_OF]->(r)
+CREATE (v:RecordVersion)-[:VERSION_OF]->(r)
+SET v = properties(old)
+SET v += $writer
+SET v.version = row.expected + 1, v.supersedes = row.expected, v.status = 'active', v.written_at = $now,
+    v.invalidated_at = null, v.superseded_at = null, v.forgotten_at = null,
+    v.references_json = row.references_json
+SET old.status = 'superseded', old.superseded_at = $now, old.invalidated_at = coalesce(old.invalidated_at, $now)
+SET r.version = row.expected + 1, r.updated_at = $now, r.written_at = $now
+REMOVE r.locked_at
+CREATE (:ConsolidationChange {run_id: $run_id, seq: row.seq, record_id: r.id, action: 'superseded',
+                              before: row.expected, after: row.expected + 1, at: $now})-[:OF]->(c)
+WITH r, row
+CALL (r) {
+  MATCH (r)-[stale:REFERENCES]->()
+  DELETE stale
+}
+CALL (r, row) {
+  UNWIND row.references AS ref
+  MATCH (t:Record {id: ref.record_id})
+  CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
+}
+RETURN r.id AS id, r.version AS version

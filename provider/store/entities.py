@@ -1,0 +1,54 @@
+"""What a merge of two people or companies reads and writes in Neo4j beyond plain record versions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from provider.models import Writer
+from provider.store.driver import Neo4jStore, Row
+
+
+def writer_properties(writer: Writer) -> dict[str, Any]:
+    """A version's writer stamps, as `version_properties` keeps them."""
+    return {
+        "writer_kind": writer.kind,
+        "writer_id": writer.id,
+        "writer_type": writer.type,
+        "writer_on_behalf_of": writer.on_behalf_of,
+        "writer_consolidation_id": writer.consolidation_id,
+    }
+
+
+class Neo4jEntityStore:
+    """The records that refer to an entity, and re-pointing them in batches logged to a run."""
+
+    def __init__(self, store: Neo4jStore):
+        self.store = store
+
+    async def referrers(self, record_id: str) -> list[dict[str, Any]]:
+        """Active records referring to one: id, memory_id, version, references (the current version's)."""
+        rows = await self.store.read("entity_referrers", id=record_id)
+        return [{**row, "references": json.loads(row["references_json"])} for row in rows]
+
+    async def repoint(self, run_id: str, rows: list[dict[str, Any]], writer: Writer, now: int) -> list[Row]:
+        """Appends to each row's record a version with the row's references; the ones written.
+
+        Each row: id, expected (the version read), seq (its place in the run's log), references.
+        """
+        batch = [
+            {
+                "id": row["id"],
+                "expected": row["expected"],
+                "seq": row["seq"],
+                "references_json": json.dumps(row["references"]),
+                "references": [
+                    {"rel": ref["rel"], "record_id": ref["record_id"], "position": i}
+                    for i, ref in enumerate(row["references"])
+                ],
+            }
+            for row in rows
+        ]
+        return await self.store.write(
+            "record_repoint", run_id=run_id, rows=batch, writer=writer_properties(writer), now=now
+        )
