@@ -345,6 +345,20 @@ def test_types_and_operations_work_as_declared(lab: Lab, alice: Member, document
         return
     assert extension, "types is declared: at least one extension type is registered"
     assert operation.status_code in (200, 404, 422), operation.text
+    for kind in extension:
+        assert kind.get("schema") and kind.get("operations"), kind
+        required = kind["schema"].get("required", [])
+        if required:  # its schema is enforced
+            refused = lab.post(alice, memory, {"type": kind["type"], "title": "t", "attributes": {}})
+            assert_error(refused, 422, "memory_invalid")
+        record = lab.remember(
+            alice, memory, type=kind["type"], title="t", attributes=dict.fromkeys(required, "t")
+        )
+        for op in kind["operations"]:
+            assert op["requires"] in ("read", "write", "create", "delete"), op
+            if op["requires"] == "read" and not op.get("input", {}).get("required"):
+                path = f"{lab.path(memory, record['id'])}/operations/{op['name']}"
+                validate("MemoryOperationResult", ok(lab.client.post(path, json={}, headers=alice.headers)))
 
 
 def test_queries_work_as_declared(lab: Lab, alice: Member, document: dict[str, Any]) -> None:
