@@ -286,41 +286,6 @@ async def test_an_operation_no_type_offers_is_refused_as_rest_refuses_it(agent: 
     assert status in (404, 422) and code_of(hidden) == body["error"]["code"]
 
 
-async def test_operations_of_a_type_run_as_rest_runs_them(agent: Make) -> None:
-    owner, reader = agent(), agent()
-    sales = await memory(owner)
-    await grant(owner, sales, reader, "read")
-    people = []
-    for name, email in (("Ada Lovelace", "ada@example.org"), ("Ada King", "ADA@example.org")):
-        body = {"type": "x.person", "title": name, "attributes": {"name": name, "emails": [email]}}
-        people.append(await owner.ok("POST", f"/v1/memories/{sales}/records", body))
-    ada, twin = people
-    base = f"/v1/memories/{sales}/records/{ada['id']}/operations"
-    async with reader.session() as client:
-        aliases = await reader.call(
-            client, "memory_operate", memory=sales, record=ada["id"], operation="aliases"
-        )
-        denied = await reader.call(
-            client, "memory_operate", memory=sales, record=ada["id"], operation="merge",
-            input={"duplicate": twin["id"]},
-        )  # fmt: skip
-    assert aliases.data == await reader.ok("POST", f"{base}/aliases", {})
-    status, body = await reader.rest("POST", f"{base}/merge", {"duplicate": twin["id"]})
-    assert code_of(denied) == body["error"]["code"] and status == 404  # without write: an unknown record
-    async with owner.session() as client:
-        bad = await owner.call(client, "memory_operate", memory=sales, record=ada["id"], operation="merge",
-                               input={"duplicate": twin["id"], "colour": "blue"})  # fmt: skip
-        merged = await owner.call(
-            client, "memory_operate", memory=sales, record=ada["id"], operation="merge",
-            input={"duplicate": twin["id"]},
-        )  # fmt: skip
-    assert code_of(bad) == "memory_invalid" and "input.colour" in bad.text
-    result = merged.data["result"]
-    assert result["record"] == await owner.ok("GET", f"/v1/memories/{sales}/records/{ada['id']}")
-    assert result["duplicate"] == await owner.ok("GET", f"/v1/memories/{sales}/records/{twin['id']}")
-    assert result["duplicate"]["status"] == "forgotten" and f"member:{owner.member.id}" in merged.head
-
-
 async def test_a_missing_memory_and_an_unknown_tool_are_tool_errors(agent: Make) -> None:
     owner = agent()
     async with owner.session() as client:
