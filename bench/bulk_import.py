@@ -28,6 +28,7 @@ from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from provider.models import Caller
 from provider.services.bulk_import import BulkImporter
+from provider.services.tree import MemoryDraft
 from provider.store.driver import Neo4jStore
 from provider.store.schema import apply_schema
 from tests.neo4j_target import provision
@@ -48,17 +49,12 @@ async def measure(settings: Settings, path: Path, batch: int) -> dict[str, Any]:
     """Imports twice (fresh, then replayed) and reports records per second for each."""
     embedder = OnnxEmbedder(settings.embedding_model, cache_dir=settings.cache_dir / "onnx", batch_size=batch)
     await asyncio.to_thread(embedder.load)
-    store = Neo4jStore.connect(
-        settings.neo4j_uri,
-        settings.neo4j_user,
-        settings.neo4j_password.get_secret_value(),
-        settings.neo4j_database,
-    )
+    store = Neo4jStore.from_settings(settings)
     services = build_services(settings, store, embedder)
     await apply_schema(store, embedder.dimension)
     member = await services.admin.create_member("agent", "bulk bench")
     caller = Caller(member_id=member["id"], member_type="agent")
-    memory = await services.tree.create(caller, {"name": "bulk import bench"})
+    memory = await services.tree.create(caller, MemoryDraft(name="bulk import bench"))
     importer = BulkImporter(services.records, batch_size=batch, progress=sys.stderr)
     results: dict[str, Any] = {}
     try:
