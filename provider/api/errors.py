@@ -67,6 +67,15 @@ def _validation_error(request: Request, exc: RequestValidationError) -> errors.P
     return kind(message.replace("\n", " "), param=param)
 
 
+def _http_message(status: int) -> str:
+    if status in (404, 405):
+        return "No such route or method."
+    if status == 400:
+        # FastAPI's answer to a body json cannot decode at all (for one, nested past Python's limits).
+        return "The body could not be read as JSON (malformed, or nested far too deeply)."
+    return "The request was refused."
+
+
 def install(app: FastAPI) -> None:
     """Registers the handlers on the app."""
 
@@ -82,9 +91,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = HTTP_CODES.get(exc.status_code, "invalid_input")
-        error = errors.InvalidRequestError(
-            "No such route or method." if exc.status_code in (404, 405) else "The request was refused."
-        )
+        error = errors.InvalidRequestError(_http_message(exc.status_code))
         error.code = code
         return JSONResponse(envelope(error, request_id(request)), status_code=exc.status_code)
 
