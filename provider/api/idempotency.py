@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,11 +22,12 @@ from fastapi.responses import Response
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from provider.errors import ConflictError
+from provider.errors import ConflictError, ProviderError
 from provider.models import Caller
 from provider.protocol.errors import envelope
 from provider.services.idempotency import Claim, IdempotencyService, Replay, digest
 
+log = logging.getLogger("provider.api.idempotency")
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 HEADER = "Idempotency-Key"
 SHOWN_ONCE = "uhp_memory.shown_once"
@@ -160,6 +162,19 @@ class Idempotency:
                 await pending.holder
         if pending.claim is None:
             return
+        try:
+            await Idempotency._record(pending, service, held, scope)
+        except ProviderError:
+            # The store went away after the route answered: the client still gets the route's own
+            # answer; the key stays pending under its lease, and a retry takes it over and, with the
+            # ids derived from the key, finds what this request wrote.
+            log.warning("could not settle an Idempotency-Key; its lease will run out", exc_info=True)
+
+    @staticmethod
+    async def _record(
+        pending: Pending, service: IdempotencyService, held: list[Message] | None, scope: Scope | None
+    ) -> None:
+        assert pending.claim is not None
         if held is None:
             await service.abandon(pending.claim)
             return

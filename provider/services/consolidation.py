@@ -14,6 +14,7 @@ from provider.errors import (
     ConsolidationNotFoundError,
     MemoryForbiddenError,
     MemoryInvalidError,
+    ProviderError,
 )
 from provider.models import Caller, RecordVersion, Writer
 from provider.services.consolidation_rules import decide
@@ -212,8 +213,11 @@ class ConsolidationService:
         """Renews the run's lease a third of a lease apart until it is released or no longer running."""
         while True:
             await asyncio.sleep(self.lease_ms / 3000)
-            if not await self.runs.renew(run_id, ids.now_ms() + self.lease_ms):
-                return
+            try:
+                if not await self.runs.renew(run_id, ids.now_ms() + self.lease_ms):
+                    return
+            except ProviderError:
+                continue  # the store is away: try again next time
 
     async def close_abandoned(self) -> int:
         """Closes runs whose process died (the sweeper calls this); how many."""

@@ -102,12 +102,14 @@ class FileService:
         if not file_ids:
             return []
         gone = await self.files.unnamed(sorted(set(file_ids)))
-        await self.files.delete([row["id"] for row in gone])
+        leaving = [row["id"] for row in gone]
         # Bytes are content-addressed: the same bytes uploaded twice are one blob, kept while a file has it.
-        orphaned = await self.files.unused_digests(sorted({row["sha256"] for row in gone}))
+        # Bytes go before metadata: a crash in between leaves metadata the note's replay finds again.
+        orphaned = await self.files.unused_digests(sorted({row["sha256"] for row in gone}), leaving)
         for digest in orphaned:
             await asyncio.to_thread(self.blobs.delete, digest)
-        return [row["id"] for row in gone]
+        await self.files.delete(leaving)
+        return leaving
 
     async def sweep(self, before: int | None = None, limit: int = 100) -> int:
         """Deals with the notes erase and memory delete left (all, or those made before `before`).

@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 
 from provider import ids
-from provider.errors import ConflictError, MemoryInvalidError
+from provider.errors import ConflictError, MemoryInvalidError, ProviderError
 from provider.store.idempotency import Neo4jIdempotencyStore
 
 KEEP_MS = 48 * 3600 * 1000
@@ -99,8 +99,11 @@ class IdempotencyService:
         """Renews the lease until cancelled (the request's answer is in), a third of a lease apart."""
         while True:
             await asyncio.sleep(self.lease_ms / 3000)
-            if not await self.keys.renew(claim.key_id, claim.token, ids.now_ms() + self.lease_ms):
-                return
+            try:
+                if not await self.keys.renew(claim.key_id, claim.token, ids.now_ms() + self.lease_ms):
+                    return
+            except ProviderError:
+                continue  # the store is away: try again next time; the lease may run out meanwhile
 
     async def finish(
         self, claim: Claim, status: int, body: bytes, *, kept: tuple[int, bytes] | None = None

@@ -102,8 +102,11 @@ class ObserveJobs:
         while True:
             await asyncio.sleep(self.lease_ms / 3000)
             now = ids.now_ms()
-            if await self.jobs.claim(job_id, self.owner, now, now + self.lease_ms) is None:
-                return
+            try:
+                if await self.jobs.claim(job_id, self.owner, now, now + self.lease_ms) is None:
+                    return
+            except ProviderError:
+                continue  # the store is away: try again next time
 
     async def read(
         self, caller: Caller, memory_id: str, job_id: str

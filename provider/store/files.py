@@ -25,9 +25,9 @@ class Neo4jFileStore:
         """Removes file metadata."""
         await self.store.write("file_delete", ids=file_ids)
 
-    async def unused_digests(self, digests: list[str]) -> list[str]:
-        """Of these SHA-256 digests, those no File node holds any more."""
-        rows = await self.store.read("file_digest_unused", digests=digests)
+    async def unused_digests(self, digests: list[str], leaving: list[str]) -> list[str]:
+        """Of these SHA-256 digests, those no File node holds but the `leaving` ones."""
+        rows = await self.store.read("file_digest_unused", digests=digests, leaving=leaving)
         return [r["sha256"] for r in rows]
 
     async def get_many(self, file_ids: list[str]) -> dict[str, Row]:
