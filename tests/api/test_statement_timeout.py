@@ -46,7 +46,7 @@ def test_a_slow_statement_is_stopped_at_the_timeout_with_a_clear_error(settings:
         try:
             started = time.perf_counter()
             with pytest.raises(UnavailableError) as raised:
-                await Neo4jFileStore(store).unused_digests(digests)
+                await Neo4jFileStore(store).unused_digests(digests, [])
             return raised.value, time.perf_counter() - started
         finally:
             await store.close()
