@@ -17,7 +17,6 @@ import asyncio
 import json
 import platform
 import secrets
-import statistics
 import tempfile
 import threading
 import time
@@ -33,7 +32,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
 from pydantic import SecretStr
 
-from bench.embeddings import MODEL, percentile
+from bench.embeddings import MODEL
+from bench.records import summary
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import build_embedder
@@ -60,17 +60,6 @@ def served(settings: Settings) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=60)
-
-
-def summary(timings: list[float]) -> dict[str, float]:
-    """Milliseconds over the calls."""
-    return {
-        "calls": len(timings),
-        "p50_ms": percentile(timings, 0.50),
-        "p95_ms": percentile(timings, 0.95),
-        "mean_ms": statistics.fmean(timings),
-        "max_ms": max(timings),
-    }
 
 
 async def setup(http: httpx2.AsyncClient, url: str, admin_key: str, count: int) -> tuple[str, str, str]:

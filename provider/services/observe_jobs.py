@@ -39,7 +39,11 @@ class ObserveJobs:
         jobs: Neo4jJobStore,
         *,
         lease_ms: int,
+        concurrent: int = 2,
     ):
+        # However many jobs callers start, this process runs at most `concurrent` at once; the rest
+        # wait their turn (or are taken over by another instance once their first lease runs out).
+        self.slots = asyncio.Semaphore(concurrent)
         self.tree = tree
         self.observe = observe
         self.records = records
@@ -67,10 +71,14 @@ class ObserveJobs:
             owner=self.owner,
         )
         if row["status"] == "pending":
-            task = asyncio.create_task(self.run(job_id))
+            task = asyncio.create_task(self._queued(job_id))
             self.running.add(task)
             task.add_done_callback(self.running.discard)
         return {"object": "memory.job", "id": row["id"], "status": row["status"]}
+
+    async def _queued(self, job_id: str) -> None:
+        async with self.slots:
+            await self.run(job_id)
 
     async def run(self, job_id: str) -> None:
         """Runs a job this process holds, or one whose runner died; nothing when another holds it."""

@@ -3,6 +3,7 @@ finished by another runner when theirs died, and never another memory's."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Iterator
@@ -134,3 +135,34 @@ def test_a_job_under_an_idempotency_key_is_one_job(lab: Lab, alice: Member) -> N
     assert first.json()["job"]["id"] == again.json()["job"]["id"]
     settled(lab, alice, memory_id, first.json()["job"]["id"])
     assert len(lab.listed(alice, memory_id)) == 1
+
+
+def test_however_many_jobs_a_caller_starts_a_process_runs_a_bounded_number_at_once(
+    lab: Lab, alice: Member, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory_id = lab.memory(alice)
+    jobs: Any = client.app.state.services.jobs  # type: ignore[attr-defined]
+    monkeypatch.setattr(jobs, "slots", asyncio.Semaphore(1))
+    keep = jobs.observe.observe
+    running, most = 0, 0
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        try:
+            await asyncio.sleep(0.05)
+            return await keep(*args, **kwargs)
+        finally:
+            running -= 1
+
+    monkeypatch.setattr(jobs.observe, "observe", counted)
+    started = [
+        observe(lab, alice, memory_id, [{"content": f"burst {i} {tag()}"}], Prefer="respond-async").json()[
+            "job"
+        ]
+        for i in range(4)
+    ]
+    for job in started:
+        assert settled(lab, alice, memory_id, job["id"])["status"] == "completed"
+    assert most == 1
