@@ -30,6 +30,24 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explorer_assets() -> int:
+    """Needs no Neo4j or key: the same folder the service's settings point at, from the environment."""
+    from provider.api.explorer.vendor import CYTOSCAPE, VendorError, fetch, installed
+
+    named = os.environ.get("UHP_EXPLORER_ASSETS_DIR")
+    cache = Path(os.environ.get("UHP_CACHE_DIR") or Path.home() / ".cache" / "uhp-memory")
+    directory = Path(named) if named else cache / "explorer"
+    if installed(directory) is None:
+        print(f"explorer-assets: fetching {CYTOSCAPE.spec} from npm into {directory}", file=sys.stderr)
+    try:
+        path = fetch(directory)
+    except VendorError as e:
+        print(f"explorer-assets: {e}", file=sys.stderr)
+        return 1
+    print(path)
+    return 0
+
+
 def _send(method: str, url: str, body: dict[str, Any] | None, key: str) -> tuple[int, str]:
     """One HTTP call with the admin key: (status, answer text)."""
     data = json.dumps(body).encode() if body is not None else None
@@ -122,6 +140,7 @@ def _parser() -> argparse.ArgumentParser:
         "query", help="run Cypher in a memory's query sandbox (UHP_URL, UHP_API_KEY)", add_help=False
     )
     commands.add_parser("mcp", help="serve the memory tools over stdio as the member of UHP_API_KEY")
+    commands.add_parser("explorer-assets", help="fetch the explorer's graph script (pinned)")
     admin = commands.add_parser("admin", help="members, keys, groups (UHP_URL, UHP_ADMIN_KEY)")
     what = admin.add_subparsers(dest="what", required=True)
     member = what.add_parser("member")
@@ -168,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         return stdio.main()
     if args.command == "serve":
         return _serve(args)
+    if args.command == "explorer-assets":
+        return _explorer_assets()
     if args.command in ("import", "reembed"):
         return _in_process(args)
     return _admin(args)

@@ -53,6 +53,8 @@ class Settings(BaseSettings):
     cache_dir: Path = Path.home() / ".cache" / "uhp-memory"
 
     file_dir: Path = Path(".local/files")
+    explorer: bool = True  # the page for people at /explorer/ (README "The explorer")
+    explorer_assets_dir: Path | None = None  # its vendored graph script; None: <cache_dir>/explorer
     content_media: list[str] = ["text/*", "image/*", "application/pdf", "audio/*"]
     subtree_cap: int = 5000
     abstain_below: float = 0.5

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from provider import __version__
-from provider.api import errors, idempotency, limits, middleware
+from provider.api import errors, explorer, idempotency, limits, middleware
 from provider.api.deps import Services
 from provider.api.mcp import http as mcp_http
 from provider.api.routes import (
@@ -195,4 +195,5 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
     ):
         app.include_router(module.router)
     mcp_endpoint = mcp_http.install(app, settings)
+    explorer.install(app, settings)
     return app
