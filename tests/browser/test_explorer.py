@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import shot
-from tests.browser.world import HOSTILE_TEXT, HOSTILE_TITLE, World
+from tests.browser.world import HOSTILE_TEXT, HOSTILE_TITLE, PNG_WIDTH, World
 from tests.support import ok
 
 
@@ -137,7 +137,7 @@ def test_files_show_inline_or_as_downloads(page: Page, world: World) -> None:
     open_record(page, world.projects["id"], world.with_files["id"])
     image = page.get_by_test_id("image")
     expect(image).to_have_attribute("src", re.compile(r"^blob:"))
-    page.wait_for_function("document.querySelector('[data-testid=image]').naturalWidth === 2")
+    page.wait_for_function(f"document.querySelector('[data-testid=image]').naturalWidth === {PNG_WIDTH}")
     downloads = page.get_by_test_id("download")
     expect(downloads).to_have_count(2)
     with page.expect_download() as waiting:
@@ -244,6 +244,12 @@ def test_cypher_console_tables_records_and_errors(page: Page, world: World) -> N
         re.compile(r"^The statement is refused: .*CREATE.*\[memory_invalid\]$")
     )
 
+    page.get_by_test_id("cypher-statement").fill("UNWIND range(1, 1500) AS i RETURN i")
+    page.get_by_test_id("cypher-params").fill("")
+    page.get_by_test_id("cypher-run").click()
+    expect(page.get_by_test_id("query-degraded")).to_have_text("Bounded: query:rows_capped_at_1000.")
+    expect(page.get_by_test_id("query-count")).to_have_text("1000 rows")
+
     page.goto(f"/explorer/#memory={world.projects['id']}&tab=cypher")
     page.get_by_test_id("named-params").fill('{"type": "entity"}')
     page.get_by_test_id("named-run").click()
@@ -269,6 +275,28 @@ def test_remember_revise_and_forget(page: Page, world: World) -> None:
     expect(page.get_by_test_id("forget")).to_have_count(0)
     shot(page, "08-written")
 
+    rows = page.get_by_test_id("record-row")
+    page.get_by_test_id("record-filters").locator("button[type=submit]").click()
+    expect(page.get_by_test_id("records")).not_to_contain_text("Standup moved")
+    page.get_by_test_id("filter-status").select_option("forgotten")
+    page.get_by_test_id("record-filters").locator("button[type=submit]").click()
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("Standup moved to 9:30")
+
+
+def test_the_key_lives_in_this_tab_only(page: Page, world: World) -> None:
+    sign_in(page, world.alice.key)
+    other_tab = page.context.new_page()
+    other_tab.goto("/explorer/")
+    expect(other_tab.locator("#sign-in")).to_be_visible()
+    expect(other_tab.locator("#app")).to_be_hidden()
+    other_tab.close()
+    page.reload()
+    expect(page.locator("#app")).to_be_visible()
+    page.click("#sign-out")
+    expect(page.locator("#sign-in")).to_be_visible()
+    assert page.evaluate("sessionStorage.length") == 0
+
 
 def test_a_member_sees_nothing_the_grants_hide(page: Page, world: World) -> None:
     sign_in(page, world.bob.key)
@@ -279,6 +307,10 @@ def test_a_member_sees_nothing_the_grants_hide(page: Page, world: World) -> None
     body = page.locator("body")
     for hidden in (world.root["name"], world.private["name"]):
         expect(body).not_to_contain_text(hidden)
+    page.click("#show-granted")
+    expect(page.locator("#tree-hint")).to_have_text("Where your privileges start or change.")
+    expect(nodes).to_have_count(1)
+    expect(nodes.first).to_contain_text(world.projects["name"])
 
     open_memory(page, world.projects["id"])
     expect(page.get_by_test_id("remember-form")).to_have_count(0)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import base64
 import secrets
+import struct
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,10 +13,30 @@ from fastapi.testclient import TestClient
 from tests.conftest import Admin, Member
 from tests.support import ok
 
-# A 2 by 2 red PNG: small, valid, and visible when drawn.
-PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg=="
-)
+
+def png(width: int, height: int) -> bytes:
+    """A striped RGB PNG made here: big enough to be seen in a screenshot, valid to any decoder."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(
+        b"\x00"
+        + b"".join(bytes((200, 40, 40) if (x // 8 + y // 8) % 2 else (250, 220, 90)) for x in range(width))
+        for y in range(height)
+    )
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+PNG_WIDTH = 96
+PNG = png(PNG_WIDTH, 48)
 HOSTILE_TITLE = "<img src=x onerror=\"window.__pwned='title'\">"
 HOSTILE_TEXT = "<script>window.__pwned='text'</script><b onmouseover=\"window.__pwned='b'\">bold</b>"
 
