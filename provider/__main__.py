@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 import urllib.error
@@ -17,16 +16,24 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from provider.api.app import create_app
+    from provider.api.observability import configure_logging
     from provider.config import Settings
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     settings = Settings()
+    configure_logging(settings.log_format, settings.log_level)
     if not settings.neo4j_uri:
         print(
             "serve: NEO4J_URI is not set; `bash scripts/serve` starts a local Neo4j for you", file=sys.stderr
         )
         return 2
-    uvicorn.run(create_app(settings), host=args.host or settings.host, port=args.port or settings.port)
+    # uvicorn's own logging config would replace ours; each request is logged once by the app itself.
+    uvicorn.run(
+        create_app(settings),
+        host=args.host or settings.host,
+        port=args.port or settings.port,
+        log_config=None,
+        access_log=False,
+    )
     return 0
 
 

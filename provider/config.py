@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     cache_dir: Path = Path.home() / ".cache" / "uhp-memory"
 
     file_dir: Path = Path(".local/files")
+    metrics: bool = True  # GET /metrics, Prometheus text (README "Operators: metrics, logs, readiness")
+    log_format: Literal["json", "text"] = "json"
+    log_level: str = "INFO"
     explorer: bool = True  # the page for people at /explorer/ (README "The explorer")
     explorer_assets_dir: Path | None = None  # its vendored graph script; None: <cache_dir>/explorer
     content_media: list[str] = ["text/*", "image/*", "application/pdf", "audio/*"]

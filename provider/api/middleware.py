@@ -17,6 +17,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from provider import PROTOCOL_VERSION
+from provider.api import observability
 from provider.api.edge import Authentication, BodyLimit
 from provider.api.errors import error_response
 from provider.config import Settings
@@ -65,4 +66,5 @@ def install(app: FastAPI, settings: Settings) -> None:
         BodyLimit, max_body_bytes=settings.max_body_bytes, max_upload_bytes=settings.max_upload_bytes
     )
     app.add_middleware(Authentication)
+    observability.install(app, settings.metrics)
     app.add_middleware(ProtocolVersion)

@@ -14,7 +14,7 @@ import logging
 import uuid
 from typing import Any
 
-from provider import ids
+from provider import ids, metrics
 from provider.errors import JobNotFoundError, ProviderError
 from provider.models import Caller, ReadRecord
 from provider.protocol.record_requests import EpisodeIn, ObserveRequest
@@ -77,8 +77,16 @@ class ObserveJobs:
         return {"object": "memory.job", "id": row["id"], "status": row["status"]}
 
     async def _queued(self, job_id: str) -> None:
-        async with self.slots:
-            await self.run(job_id)
+        metrics.OBSERVE_JOBS_WAITING.inc()
+        try:
+            await self.slots.acquire()
+        finally:
+            metrics.OBSERVE_JOBS_WAITING.dec()
+        try:
+            with metrics.OBSERVE_JOBS_RUNNING.track_inprogress():
+                await self.run(job_id)
+        finally:
+            self.slots.release()
 
     async def run(self, job_id: str) -> None:
         """Runs a job this process holds, or one whose runner died; nothing when another holds it."""

@@ -29,6 +29,7 @@ from jsonschema.exceptions import best_match
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from provider import metrics
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError, ProviderError, UnavailableError
 from provider.services.schema_validator import (
     FORMATS,
@@ -98,7 +99,8 @@ def _noop() -> None:
 async def _off_loop(work: Callable[..., None], *args: Any) -> None:
     """Runs a check in the workers; its refusal is raised here, as the check raised it there."""
     try:
-        refusal = await asyncio.get_running_loop().run_in_executor(_Workers.get(), _refusal, work, *args)
+        with metrics.SCHEMA_CHECKS_WAITING.track_inprogress():
+            refusal = await asyncio.get_running_loop().run_in_executor(_Workers.get(), _refusal, work, *args)
     except BrokenProcessPool:
         _Workers.drop()
         raise UnavailableError("The params check could not run; try again.") from None

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from provider import access, ids
+from provider import access, ids, metrics
 from provider.config import Settings
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError
 from provider.models import Caller, ReadRecord, RecallAnswer, Writer
@@ -142,6 +143,10 @@ class QueryService:
             self.pool.warm_in_background()
             params_schema.warm()
 
+    def trouble(self) -> str | None:
+        """Why queries cannot run now (readiness); None when they can or are not offered at all."""
+        return None if self.pool is None else self.pool.trouble()
+
     async def close(self) -> None:
         """Stops the sandboxes."""
         if self.pool is not None:
@@ -213,7 +218,8 @@ class QueryService:
             raise MemoryUnsupportedError(
                 f"The scope holds more than {self.limits.max_records} records, more than a sandbox takes."
             )
-        result, writers = await self._in_sandbox(scope, version, statement, params)
+        with metrics.SANDBOX_QUERIES.track_inprogress():
+            result, writers = await self._in_sandbox(scope, version, statement, params)
         degraded += self._cuts(result)
         if result.record_ids:
             return await self._as_records(caller, scope, result.record_ids, degraded)
@@ -247,19 +253,22 @@ class QueryService:
         """The statement's result and, for rows, who wrote their records (None: that timed out)."""
         assert self.pool is not None
         limits = self.limits
+        leased_at = time.perf_counter()
         try:
             async with self.pool.lease(
                 tuple(scope), version, lambda: self.projections.read(scope)
             ) as sandbox:
+                metrics.SANDBOX_SECONDS.labels(phase="lease").observe(time.perf_counter() - leased_at)
                 if self.gate and statement not in self._vetted:
                     try:
                         check_plan(await sandbox.explain(statement, params, limits.timeout_ms))
                     except StatementRefused as e:
                         raise _refusal(e) from e
                     self._vet(statement)
-                result = await sandbox.run(
-                    statement, params, timeout_ms=limits.timeout_ms, row_cap=limits.row_cap
-                )
+                with metrics.timed(metrics.SANDBOX_SECONDS, phase="run"):
+                    result = await sandbox.run(
+                        statement, params, timeout_ms=limits.timeout_ms, row_cap=limits.row_cap
+                    )
                 if result.record_ids:
                     return result, []
                 # Within the same lease: the writers come from the very copy the rows came from.

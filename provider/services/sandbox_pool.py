@@ -99,6 +99,12 @@ class SandboxPool:
         """`warm` without waiting for it."""
         self._spawn(self.warm())
 
+    def trouble(self) -> str | None:
+        """Why the pool cannot take a query now, for readiness; None when it can."""
+        if self.slots and all(slot.broken for slot in self.slots):
+            return "every query sandbox is restarting"
+        return None
+
     async def close(self) -> None:
         """Stops every sandbox and removes the homes the pool made."""
         for task in list(self._tasks):

@@ -28,6 +28,7 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
+from provider import metrics
 from provider.config import Settings
 from provider.errors import InvalidRequestError, UnavailableError
 from provider.store.catalogue import statement
@@ -297,10 +298,15 @@ class Neo4jStore:
             result = await tx.run(query, dict(params))
             return [record.data() async for record in result]
 
-        async with self._session(patience) as session:
-            if write:
-                return await session.execute_write(work)
-            return await session.execute_read(work)
+        with metrics.timed(metrics.NEO4J_SECONDS, statement=name, access="write" if write else "read"):
+            try:
+                async with self._session(patience) as session:
+                    if write:
+                        return await session.execute_write(work)
+                    return await session.execute_read(work)
+            except Exception:
+                metrics.NEO4J_FAILURES.labels(statement=name).inc()
+                raise
 
     @asynccontextmanager
     async def _session(self, patience: Patience | None = None) -> AsyncIterator[BoundedSession]:

@@ -286,7 +286,8 @@ def test_health_and_readiness(client: TestClient) -> None:
     assert alive.status_code == 200, alive.text
     ready = client.get("/readyz")
     assert ready.status_code == 200, ready.text
-    assert ready.json()["checks"] == {"neo4j": True, "schema": True, "model": True}
+    assert ready.json()["checks"] == {"neo4j": True, "schema": True, "model": True, "queries": True}
+    assert ready.json()["not_ready"] == {}
 
 
 # -- the schema, applied on the real Neo4j ----------------------------------------------------------

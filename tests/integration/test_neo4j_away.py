@@ -103,6 +103,7 @@ def assert_unavailable(away: Away, what: str, bound_s: float) -> None:
         if name == "readyz":
             assert reply.status_code == 503, reply.text
             assert reply.json()["status"] == "not_ready" and reply.json()["checks"]["neo4j"] is False
+            assert "Neo4j does not answer" in reply.json()["not_ready"]["neo4j"]
         else:
             assert_error(reply, 503, "memory_unavailable")
     print(f"\nneo4j {what}: 503 after {fmt(took)}")

@@ -37,15 +37,22 @@ async def healthz() -> dict[str, str]:
 
 @router.get("/readyz", summary="Readiness", response_model=None)
 async def readyz(services: ServicesDep) -> JSONResponse:
-    """Neo4j answers, the schema is applied and the model is loaded."""
-    checks = {
-        "neo4j": await services.store.ping(),
-        "schema": services.schema_applied,
-        "model": services.embedder.dimension > 0,
-    }
-    ready = all(checks.values())
+    """Each part the service needs, and for each one not ready, why (for operators and load balancers)."""
+    reasons: dict[str, str] = {}
+    if not await services.store.ping():
+        reasons["neo4j"] = "Neo4j does not answer (see NEO4J_URI and the UHP_NEO4J_* timeouts)"
+    if not services.schema_applied:
+        reasons["schema"] = "the schema is not applied yet (it is, at start-up, once Neo4j answers)"
+    if services.embedder.dimension <= 0:
+        reasons["model"] = "the embedding model is not loaded"
+    sandbox_trouble = services.queries.trouble()
+    if sandbox_trouble is not None:
+        reasons["queries"] = sandbox_trouble
+    checks = {name: name not in reasons for name in ("neo4j", "schema", "model", "queries")}
+    ready = not reasons
     return JSONResponse(
-        {"status": "ready" if ready else "not_ready", "checks": checks}, status_code=200 if ready else 503
+        {"status": "ready" if ready else "not_ready", "checks": checks, "not_ready": reasons},
+        status_code=200 if ready else 503,
     )
 
 

@@ -1,0 +1,63 @@
+"""What operators watch (`/metrics`, Prometheus text format): one place that names every metric.
+
+Labels are bounded by construction: routes are templates (`/v1/memories/{memory_id}/records`), not
+paths; statements are names from the Cypher catalogue; nothing a caller chooses becomes a label.
+The default registry is used, so several apps in one process (the tests) share one set of counts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from prometheus_client import Counter, Gauge, Histogram
+
+# Latency buckets from a millisecond to a minute: an indexed read is ~1 ms, a bulk import batch seconds.
+SECONDS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+REQUESTS = Counter(
+    "uhp_http_requests",
+    "HTTP requests answered, by route template and status.",
+    ["method", "route", "status"],
+)
+REQUEST_SECONDS = Histogram(
+    "uhp_http_request_seconds",
+    "Time to answer a request, by route template.",
+    ["method", "route"],
+    buckets=SECONDS,
+)
+IN_FLIGHT = Gauge("uhp_http_requests_in_flight", "Requests being answered now.")
+NEO4J_SECONDS = Histogram(
+    "uhp_neo4j_statement_seconds",
+    "One named statement's transaction on the main database, retries included.",
+    ["statement", "access"],
+    buckets=SECONDS,
+)
+NEO4J_FAILURES = Counter("uhp_neo4j_statement_failures", "Statements that ended in an error.", ["statement"])
+EMBEDDING_SECONDS = Histogram(
+    "uhp_embedding_seconds", "One call of the embedding model (a batch).", buckets=SECONDS
+)
+EMBEDDED_TEXTS = Counter("uhp_embedded_texts", "Texts embedded.")
+SANDBOX_SECONDS = Histogram(
+    "uhp_query_sandbox_seconds",
+    "Named and free queries: `copy` loads a scope into the sandbox, `run` runs the statement there.",
+    ["phase"],
+    buckets=SECONDS,
+)
+SANDBOX_QUERIES = Gauge("uhp_query_sandbox_queries_in_flight", "Queries waiting for or running in a sandbox.")
+OBSERVE_JOBS_RUNNING = Gauge("uhp_observe_jobs_running", "Observe jobs running in this process.")
+OBSERVE_JOBS_WAITING = Gauge("uhp_observe_jobs_waiting", "Observe jobs of this process waiting for a turn.")
+SCHEMA_CHECKS_WAITING = Gauge(
+    "uhp_schema_checks_in_flight", "Params and attribute schema checks in worker processes."
+)
+
+
+@contextmanager
+def timed(histogram: Histogram, **labels: str) -> Iterator[None]:
+    """Observes the block's wall time, also when it raises."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        (histogram.labels(**labels) if labels else histogram).observe(time.perf_counter() - start)
