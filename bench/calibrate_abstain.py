@@ -31,7 +31,7 @@ from bench import abstain_set
 from bench.corpus import MODEL, RESULTS
 from provider.api.app import create_app
 from provider.config import Settings
-from provider.embeddings import SentenceTransformerEmbedder
+from provider.embeddings import OnnxEmbedder, onnx_embedder
 from tests.neo4j_target import Neo4jTarget, provision
 
 OUT = RESULTS / "calibrate_abstain.json"
@@ -77,7 +77,7 @@ def ask_all(client: TestClient, headers: dict[str, str], memory_id: str, facts: 
     return asked
 
 
-def score(asked: list[Asked], embedder: SentenceTransformerEmbedder) -> None:
+def score(asked: list[Asked], embedder: OnnxEmbedder) -> None:
     """Fills in each question's best cosine (to the top record; -1 when nothing came back)."""
     questions = np.asarray(embedder.embed_sync([a.question for a in asked]))
     tops = np.asarray(embedder.embed_sync([a.top or "" for a in asked]))
@@ -135,7 +135,7 @@ def distribution(values: list[float]) -> dict[str, float]:
 
 
 def run(target: Neo4jTarget) -> dict[str, Any]:
-    embedder = SentenceTransformerEmbedder(MODEL)
+    embedder = onnx_embedder(MODEL)
     embedder.load()
     admin_key = "adm_" + secrets.token_urlsafe(24)
     settings = Settings(

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from neo4j import AsyncDriver
 
-from provider.embeddings import SentenceTransformerEmbedder
+from provider.embeddings import OnnxEmbedder
 from provider.models import RecordVersion, Writer
 from provider.store.records import record_properties, version_properties
 
@@ -204,7 +204,7 @@ def questions(count: int, seed: int = 11) -> list[tuple[str, dict[str, str]]]:
     return made
 
 
-def vectors(texts: Sequence[str], embedder: SentenceTransformerEmbedder, batch: int = 256) -> np.ndarray:
+def vectors(texts: Sequence[str], embedder: OnnxEmbedder, batch: int = 256) -> np.ndarray:
     """Unit vectors for the texts, float32, from the cache when these exact texts were embedded before."""
     digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
     cache = RESULTS / f"vectors-{MODEL}-{len(texts)}-{digest}.npy"

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from provider.embeddings import SentenceTransformerEmbedder
+from provider.embeddings import OnnxEmbedder, onnx_embedder
 
 MODEL = "all-MiniLM-L6-v2"
 RESULTS = Path(__file__).resolve().parent / "results" / "embeddings.json"
@@ -102,7 +102,7 @@ def percentile(samples: Sequence[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
 
 
-async def single_latency(embedder: SentenceTransformerEmbedder, texts: Sequence[str]) -> dict[str, float]:
+async def single_latency(embedder: OnnxEmbedder, texts: Sequence[str]) -> dict[str, float]:
     """One sentence per call, through the async path the service uses (worker thread)."""
     timings = []
     for text in texts:
@@ -118,9 +118,7 @@ async def single_latency(embedder: SentenceTransformerEmbedder, texts: Sequence[
     }
 
 
-async def batch_throughput(
-    embedder: SentenceTransformerEmbedder, texts: Sequence[str], batch: int
-) -> dict[str, float]:
+async def batch_throughput(embedder: OnnxEmbedder, texts: Sequence[str], batch: int) -> dict[str, float]:
     """Batches of `batch` sentences back to back; sentences per second over the whole corpus."""
     timings = []
     start = time.perf_counter()
@@ -142,22 +140,21 @@ async def batch_throughput(
 
 def environment() -> dict[str, Any]:
     """What the numbers were measured on."""
-    import torch
+    import onnxruntime
 
     return {
         "model": MODEL,
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
-        "torch": torch.__version__,
-        "torch_threads": torch.get_num_threads(),
+        "onnxruntime": onnxruntime.__version__,
     }
 
 
 async def run(singles: int, corpus: int, batch: int) -> dict[str, Any]:
     """Loads the model, warms it up, then measures."""
     began = time.perf_counter()
-    embedder = SentenceTransformerEmbedder(MODEL, batch_size=batch)
+    embedder = onnx_embedder(MODEL, batch_size=batch)
     await asyncio.to_thread(embedder.load)
     load_s = time.perf_counter() - began
     texts = sentences(corpus)
@@ -174,7 +171,7 @@ def table(result: dict[str, Any]) -> str:
     single, batch, env = result["single"], result["batch"], result["environment"]
     rows = [
         ("model", f"{env['model']} ({env['dimension']} dims), load {env['load_s']:.1f} s"),
-        ("machine", f"{env['machine']}, {env['cpus']} CPUs, torch {env['torch']} x{env['torch_threads']}"),
+        ("machine", f"{env['machine']}, {env['cpus']} CPUs, onnxruntime {env['onnxruntime']}"),
         ("single p50", f"{single['p50_ms']:.1f} ms over {single['calls']} calls"),
         ("single p95", f"{single['p95_ms']:.1f} ms"),
         (

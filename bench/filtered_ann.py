@@ -34,7 +34,7 @@ import numpy as np
 
 from bench import corpus
 from bench.embeddings import percentile
-from provider.embeddings import SentenceTransformerEmbedder
+from provider.embeddings import onnx_embedder
 from provider.models import Writer
 from provider.services.filters import compile_filters
 from provider.store import recall as recall_store
@@ -226,7 +226,7 @@ def table(result: dict[str, Any]) -> str:
 
 
 async def run(target: Neo4jTarget, total: int, count: int, seed: int, keep: bool) -> dict[str, Any]:
-    embedder = SentenceTransformerEmbedder(corpus.MODEL)
+    embedder = onnx_embedder(corpus.MODEL)
     await asyncio.to_thread(embedder.load)
     items = corpus.items(total, seed)
     began = time.perf_counter()

@@ -44,7 +44,7 @@ from bench import corpus
 from bench.embeddings import percentile
 from provider.api.app import create_app
 from provider.config import Settings
-from provider.embeddings import Embedder, SentenceTransformerEmbedder, configured_embedder
+from provider.embeddings import Embedder, configured_embedder, onnx_embedder
 from provider.models import Writer
 from tests.neo4j_target import Neo4jTarget, provision
 
@@ -227,7 +227,7 @@ async def measure(bench: Bench, child: str, embedder: Embedder, count: int, seed
 
 
 async def run(target: Neo4jTarget, total: int, count: int, seed: int) -> dict[str, Any]:
-    corpus_embedder = SentenceTransformerEmbedder(corpus.MODEL)
+    corpus_embedder = onnx_embedder(corpus.MODEL)
     await asyncio.to_thread(corpus_embedder.load)
     began = time.perf_counter()
     matrix = corpus.vectors([item.text for item in corpus.items(total, seed)], corpus_embedder)

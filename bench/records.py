@@ -112,8 +112,6 @@ def measure(bench: Bench, count: int, warmup: int) -> dict[str, dict[str, float]
 
 def environment(target: Neo4jTarget, runtime: str, load_s: float) -> dict[str, Any]:
     """What the numbers were measured on."""
-    import torch
-
     return {
         "neo4j": f"{target.version} {target.edition} ({target.source})",
         "model": MODEL,
@@ -122,7 +120,6 @@ def environment(target: Neo4jTarget, runtime: str, load_s: float) -> dict[str, A
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
-        "torch_threads": torch.get_num_threads(),
         "transport": "in-process (Starlette TestClient), no network",
         # Other work on the host slows the model most (it is CPU-bound): say how busy the host was.
         "load_average_1m_at_end": os.getloadavg()[0],

