@@ -37,6 +37,16 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _prepare() -> int:
+    """What an image build (or a fresh machine) does once, so a start reads files and writes nothing."""
+    from provider.embeddings import onnx_embedder
+
+    embedder = onnx_embedder(os.environ.get("UHP_EMBEDDING_MODEL", "all-MiniLM-L6-v2"))
+    embedder.load()
+    print(f"prepare: the embedding graph is in {embedder.cache_dir} ({embedder.dimension} dimensions)")
+    return _explorer_assets()
+
+
 def _explorer_assets() -> int:
     """Needs no Neo4j or key: the same folder the service's settings point at, from the environment."""
     from provider.api.explorer.vendor import CYTOSCAPE, VendorError, fetch, installed
@@ -148,6 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands.add_parser("mcp", help="serve the memory tools over stdio as the member of UHP_API_KEY")
     commands.add_parser("explorer-assets", help="fetch the explorer's graph script (pinned)")
+    commands.add_parser("prepare", help="build the model's ONNX graph and fetch the explorer's script, once")
     admin = commands.add_parser("admin", help="members, keys, groups (UHP_URL, UHP_ADMIN_KEY)")
     what = admin.add_subparsers(dest="what", required=True)
     member = what.add_parser("member")
@@ -196,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         return _serve(args)
     if args.command == "explorer-assets":
         return _explorer_assets()
+    if args.command == "prepare":
+        return _prepare()
     if args.command in ("import", "reembed"):
         return _in_process(args)
     return _admin(args)

@@ -192,10 +192,9 @@ def model_tokenizer(source: Path, *, max_length: int | None) -> Any:
 
 
 def onnx_embedder(model: str, *, batch_size: int = 64) -> OnnxEmbedder:
-    """The default runtime with the default cache (benchmarks and scripts that have no settings)."""
-    return OnnxEmbedder(
-        model, cache_dir=Path.home() / ".cache" / "uhp-memory" / "onnx", batch_size=batch_size
-    )
+    """The default runtime and cache (`UHP_CACHE_DIR`), for benchmarks and commands that have no settings."""
+    cache = Path(os.environ.get("UHP_CACHE_DIR") or Path.home() / ".cache" / "uhp-memory")
+    return OnnxEmbedder(model, cache_dir=cache / "onnx", batch_size=batch_size)
 
 
 def build_embedder(
