@@ -1,0 +1,130 @@
+"""A short session against a running stack, as a new user would have it, over HTTP only.
+
+`write`: a member and key (admin API), a memory, a record, recall finds it, free Cypher counts it,
+and the MCP endpoint (the official SDK's client) lists the tools and recalls it; what it made goes
+to a state file. `verify` (after the service container restarted): the record is still there, and
+recall and Cypher still find it. Exits non-zero, saying why, at the first thing that is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+FACT = "The lighthouse keeper on Skerry Point logs the weather at dawn."
+QUESTION = "Who writes down the weather each morning?"
+
+
+class Stack:
+    """Calls the service; every answer must be 200."""
+
+    def __init__(self, url: str):
+        self.url = url.rstrip("/")
+
+    def call(self, method: str, path: str, key: str, body: Any = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(  # noqa: S310 - a URL the operator gave
+            self.url + path,
+            data=data,
+            method=method,
+            headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=120) as answer:  # noqa: S310
+                return json.loads(answer.read())
+        except urllib.error.HTTPError as e:
+            raise SystemExit(f"smoke: {method} {path} answered {e.code}: {e.read().decode()[:500]}") from e
+
+
+def step(name: str, started: float) -> None:
+    print(f"smoke: {name} ({(time.perf_counter() - started) * 1000:.0f} ms)", flush=True)
+
+
+def recalled(stack: Stack, key: str, memory: str, record: str) -> None:
+    started = time.perf_counter()
+    hits = stack.call("POST", f"/v1/memories/{memory}/recall", key, {"query": QUESTION})["results"]
+    if not hits or hits[0]["record"]["id"] != record:
+        raise SystemExit(f"smoke: recall did not put the record first: {hits[:1]}")
+    step("recall found the record", started)
+
+
+def counted(stack: Stack, key: str, memory: str) -> None:
+    started = time.perf_counter()
+    statement = "MATCH (r:Record {status: 'active'}) RETURN count(r) AS n"
+    answer = stack.call("POST", f"/v1/memories/{memory}/query", key, {"statement": statement})
+    if answer.get("rows") != [[1]]:
+        raise SystemExit(f"smoke: free Cypher answered {answer}")
+    step("free Cypher counted it in the query sandbox", started)
+
+
+async def through_mcp(url: str, key: str, memory: str, record: str) -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    started = time.perf_counter()
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=120) as http,
+        Client(streamable_http_client(url.rstrip("/") + "/v1/mcp/memories", http_client=http)) as client,
+    ):
+        tools = {t.name for t in (await client.list_tools()).tools}
+        if not {"memory_recall", "memory_remember"} <= tools:
+            raise SystemExit(f"smoke: the MCP endpoint lists {sorted(tools)}")
+        result = await client.call_tool("memory_recall", {"memory": memory, "query": QUESTION})
+        text = "".join(getattr(part, "text", "") for part in result.content)
+        if result.is_error or record not in text:
+            raise SystemExit(f"smoke: memory_recall over MCP answered {text[:500]}")
+    step(f"MCP: {len(tools)} tools, memory_recall found the record", started)
+
+
+def write(stack: Stack, admin_key: str, state: Path) -> None:
+    started = time.perf_counter()
+    member = stack.call("POST", "/v1/admin/members", admin_key, {"type": "agent", "name": "smoke agent"})
+    key = stack.call("POST", f"/v1/admin/members/{member['id']}/keys", admin_key, {})["key"]
+    memory = stack.call("POST", "/v1/memories", key, {"name": "Smoke", "description": "deploy/check"})["id"]
+    step("member, key and memory", started)
+    started = time.perf_counter()
+    fact = {"type": "fact", "content": FACT}
+    record = stack.call("POST", f"/v1/memories/{memory}/records", key, fact)["id"]
+    step("remembered a fact", started)
+    recalled(stack, key, memory, record)
+    counted(stack, key, memory)
+    asyncio.run(through_mcp(stack.url, key, memory, record))
+    state.write_text(json.dumps({"key": key, "memory": memory, "record": record}))
+
+
+def verify(stack: Stack, state: Path) -> None:
+    kept = json.loads(state.read_text())
+    started = time.perf_counter()
+    record = stack.call("GET", f"/v1/memories/{kept['memory']}/records/{kept['record']}", kept["key"])
+    if record["content"][0]["text"] != FACT:
+        raise SystemExit(f"smoke: the record came back as {record}")
+    step("the record is still there after the restart", started)
+    recalled(stack, kept["key"], kept["memory"], kept["record"])
+    counted(stack, kept["key"], kept["memory"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="deploy/smoke.py")
+    parser.add_argument("phase", choices=["write", "verify"])
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--admin-key", default="")
+    parser.add_argument("--state", type=Path, required=True)
+    args = parser.parse_args()
+    stack = Stack(args.url)
+    if args.phase == "write":
+        write(stack, args.admin_key, args.state)
+    else:
+        verify(stack, args.state)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
