@@ -194,8 +194,10 @@ def test_graph_around_a_record(page: Page, world: World) -> None:
     page.goto(
         f"/explorer/#memory={world.apollo['id']}&tab=graph&in={world.apollo['id']}&record={world.ada['id']}"
     )
+    expect(page.locator("#graph-canvas[data-hops='1']")).to_have_count(1)  # drawn on arrival
     page.get_by_test_id("graph-hops").select_option("2")
     page.get_by_test_id("draw").click()
+    expect(page.locator("#graph-canvas[data-hops='2']")).to_have_count(1)
     summary = page.get_by_test_id("graph-summary")
     expect(summary).to_contain_text("2 nodes, 1 edge (1 fact drawn as an edge)")
     edge_label = page.evaluate("window.explorerCy.edges()[0].data('label')")

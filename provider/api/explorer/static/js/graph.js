@@ -149,18 +149,23 @@ export function showGraph(memory, around) {
     el("button", { type: "button", text: "Fit", testid: "graph-fit", on: { click: fit } }),
     el("button", { type: "button", text: "Zoom in", on: { click: () => zoom(1.25) } }),
     el("button", { type: "button", text: "Zoom out", on: { click: () => zoom(0.8) } }));
+  let latest = 0; // only the newest draw lands: an earlier answer arriving late is dropped
   async function load() {
+    const mine = ++latest;
     const body = { hops: Number(hops.value), limit: Number(limit.value) || 100 };
     if (start.value.trim()) body.around = start.value.trim();
     if (types.value.trim()) body.types = types.value.split(",").map((t) => t.trim()).filter(Boolean);
     replace(summary, "Drawing…");
     try {
       const answer = await call("POST", paths.graph(memory.id), { body });
+      if (mine !== latest) return;
       const notes = [];
       if (answer.truncated) notes.push(el("span", { class: "notice", text: " Truncated at the limit." }));
       if (answer.degraded?.length) notes.push(el("span", { class: "notice", testid: "graph-degraded", text: ` Not done: ${answer.degraded.join("; ")}.` }));
       draw(canvas, summary, legend, answer.nodes, answer.edges, notes);
+      canvas.dataset.hops = String(body.hops); // what is drawn now (the tests wait on it)
     } catch (e) {
+      if (mine !== latest) return;
       replace(summary, el("span", { class: "error", role: "alert", testid: "graph-error", text: e.sentence ? e.sentence() : String(e) }));
     }
   }
