@@ -211,7 +211,7 @@ def _flags(home: Path, s3_port: int, bucket: str) -> list[str]:
     ports = {
         name: free_port()
         for name in ("master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
-                     "filer.port.grpc", "s3.port.grpc")
+                     "filer.port.grpc", "s3.port.grpc", "admin.port", "admin.port.grpc")
     }  # fmt: skip
     return [
         f"-dir={home / 'data'}",
@@ -225,6 +225,7 @@ def _flags(home: Path, s3_port: int, bucket: str) -> list[str]:
         "-admin.ui=false",
         "-s3.port.iceberg=0",
         "-s3.port.lance=0",
+        "-admin.port.legacy=0",
         "-s3.autoCreateBucket=false",
         "-master.volumeSizeLimitMB=256",
     ]
