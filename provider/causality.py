@@ -50,7 +50,7 @@ def current() -> Seen | None:
 
 
 def parse(value: str) -> tuple[str, ...]:
-    """A header's comma-separated bookmarks; 400 `invalid_input` for anything not shaped like one."""
+    """A header's comma-separated bookmarks; 422 `invalid_input` for anything not shaped like one."""
     found = tuple(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))
     if len(found) > MOST_BOOKMARKS or not all(_BOOKMARK.fullmatch(b) for b in found):
         raise InvalidInputError(

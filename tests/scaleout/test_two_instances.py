@@ -177,8 +177,11 @@ def test_bookmarks_reach_the_database_of_the_other_instance(client: Client) -> N
     assert client.call("b", "GET", path).status_code == 200, "B honours A's bookmark"
     for bad, why in (("not a bookmark!", "not shaped like one"), ("FB:AAAA", "not Neo4j's")):
         refused = client.call("b", "GET", path, headers={BOOKMARK: bad})
-        assert refused.status_code == 400, (why, refused.text)
-        assert refused.json()["error"]["param"] == BOOKMARK
+        assert refused.status_code == 422, (why, refused.text)
+        assert (refused.json()["error"]["code"], refused.json()["error"]["param"]) == (
+            "invalid_input",
+            BOOKMARK,
+        )
     began = time.monotonic()
     future = {BOOKMARK: ahead_of(given.split(",")[0].strip())}
     with pytest.raises(httpx.ReadTimeout):
