@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, PositiveInt, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+NEO4J_SCHEMES = frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"})
 KNOWN_DEFAULT_KEYS = frozenset({"", "admin", "changeme", "secret", "password", "uhp-admin"})
 
 
@@ -143,6 +144,15 @@ class Settings(BaseSettings):
         # A known or empty admin key is fine on a developer's machine, never in production.
         if self.environment == "production" and self.admin_key.get_secret_value() in KNOWN_DEFAULT_KEYS:
             raise ValueError("UHP_ADMIN_KEY is empty or a known default; set a long random key")
+        return self
+
+    @model_validator(mode="after")
+    def _known_uri_scheme(self) -> Settings:
+        # bolt:// reaches one server; neo4j:// (and +s, +ssc for TLS) routes: writes to the leader, reads
+        # to followers, as a cluster or Aura needs (README "Several instances").
+        scheme = self.neo4j_uri.split("://", 1)[0] if "://" in self.neo4j_uri else ""
+        if self.neo4j_uri and scheme not in NEO4J_SCHEMES:
+            raise ValueError(f"NEO4J_URI must start with one of {', '.join(sorted(NEO4J_SCHEMES))}://")
         return self
 
     @model_validator(mode="after")
