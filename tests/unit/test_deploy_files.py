@@ -122,3 +122,21 @@ def test_dockerfile_layers_dependencies_before_source() -> None:
     assert "cypher" in copies
     cmd = json.loads(next(args for op, args in instructions if op == "CMD"))
     assert cmd[:4] == ["python", "-m", "provider", "serve"]
+
+
+def test_the_scaleout_profile_runs_two_instances_on_one_neo4j_and_one_s3_store(
+    compose: dict[str, Any],
+) -> None:
+    services = compose["services"]
+    instances = [services[name] for name in ("provider-a", "provider-b")]
+    assert all(s["profiles"] == ["scaleout"] for s in [*instances, services["seaweedfs"]])
+    envs = [_env(s) for s in instances]
+    assert envs[0] == envs[1], "the two instances are configured alike"
+    env = envs[0]
+    assert {n.upper() for n in env} <= _settings_env_names()
+    assert env["NEO4J_URI"].startswith("neo4j://"), "the routing driver, as on a cluster"
+    assert env["UHP_FILE_STORE"] == "s3" and env["UHP_S3_ENDPOINT"] == "http://seaweedfs:8333"
+    for secret in ("UHP_S3_SECRET_ACCESS_KEY", "UHP_ADMIN_KEY", "NEO4J_PASSWORD"):
+        assert env[secret].startswith(f"${{{secret}:?"), secret
+    assert all(s["depends_on"]["seaweedfs"]["condition"] == "service_healthy" for s in instances)
+    assert "provider" not in [name for name, s in services.items() if s.get("profiles")], "default stays one"
