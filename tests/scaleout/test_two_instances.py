@@ -199,14 +199,17 @@ def test_a_lease_held_by_an_instance_that_dies_is_taken_over_by_the_other(pair: 
                       range(DUPLICATES)))  # fmt: skip
     run_id = start_and_kill(pair, client, path)
     killed = time.monotonic()
-    busy = 0
+    busy, last_busy = 0, killed
     while (answer := client.call("b", "POST", path, json={})).status_code == 409:
         assert answer.json()["error"]["code"] == "memory_busy", answer.text
-        assert time.monotonic() - killed < LEASE_MS / 1000 + 10, "busy long past the dead run's lease"
+        last_busy = time.monotonic()
+        assert last_busy - killed < LEASE_MS / 1000 + 5, "busy long past the dead run's lease"
         busy += 1
         time.sleep(0.1)
-    waited = time.monotonic() - killed
-    print(f"scaleout: A killed mid-run; B refused memory_busy {busy} times, then ran after {waited:.1f} s")
+    print(
+        f"scaleout: A killed mid-run; B refused memory_busy {busy} times, the last {last_busy - killed:.1f} s"
+        f" after the kill (lease {LEASE_MS / 1000:.0f} s), then B's run answered {answer.status_code}"
+    )
     assert answer.status_code == 200 and answer.json()["status"] == "completed", answer.text
     dead = client.ok("b", "GET", f"{path}/{run_id}")
     assert dead["status"] == "failed", "B closed the run A held as failed"
