@@ -5,7 +5,9 @@ balancer would. What is covered: a record (with a file) written through one inst
 recalled, revised, queried with Cypher and erased through the other; an Idempotency-Key retried on
 the other instance (after, and at the same time); B's query sandbox, a copy cached by data version,
 answering after A's writes as if it kept nothing; bookmarks reaching Neo4j (refused when unknown,
-waited for when ahead); and, last, a consolidation run's lease held by A, SIGKILLed, taken over by B.
+waited for when ahead); and, last, a consolidation run under an Idempotency-Key, both leases (the
+key's and the run's) held by A, which is SIGKILLed: B's retry under the key takes both over and does
+the work, and A, started again, replays B's answer.
 """
 
 from __future__ import annotations
@@ -191,39 +193,47 @@ def test_bookmarks_reach_the_database_of_the_other_instance(client: Client) -> N
 
 
 def test_a_lease_held_by_an_instance_that_dies_is_taken_over_by_the_other(pair: Pair, client: Client) -> None:
+    # A consolidation run under an Idempotency-Key: A holds two leases, the key's and the run's.
     memory_id = new_memory(client)
     path = f"/v1/memories/{memory_id}/consolidations"
     body = {"type": "fact", "content": FACT}
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda _: client.ok("b", "POST", f"/v1/memories/{memory_id}/records", json=body),
                       range(DUPLICATES)))  # fmt: skip
-    run_id = start_and_kill(pair, client, path)
+    key = {"Idempotency-Key": secrets.token_hex(16)}
+    run_id = start_and_kill(pair, client, path, key)
     killed = time.monotonic()
     busy, last_busy = 0, killed
-    while (answer := client.call("b", "POST", path, json={})).status_code == 409:
+    # B's retry under the same key waits on A's key lease, then takes it over; while A's run lease
+    # lasts it is refused memory_busy (a 409 frees the key), after it B runs the work.
+    while (answer := client.call("b", "POST", path, json={}, headers=key)).status_code == 409:
         assert answer.json()["error"]["code"] == "memory_busy", answer.text
         last_busy = time.monotonic()
         assert last_busy - killed < LEASE_MS / 1000 + 5, "busy long past the dead run's lease"
         busy += 1
         time.sleep(0.1)
     print(
-        f"scaleout: A killed mid-run; B refused memory_busy {busy} times, the last {last_busy - killed:.1f} s"
-        f" after the kill (lease {LEASE_MS / 1000:.0f} s), then B's run answered {answer.status_code}"
+        f"scaleout: A killed mid-run; B's retry under its key refused memory_busy {busy} times, the last "
+        f"{last_busy - killed:.1f} s after the kill (leases {LEASE_MS / 1000:.0f} s), then answered"
+        f" {answer.status_code} {time.monotonic() - killed:.1f} s after it"
     )
     assert answer.status_code == 200 and answer.json()["status"] == "completed", answer.text
+    assert answer.json()["id"] != run_id
     dead = client.ok("b", "GET", f"{path}/{run_id}")
     assert dead["status"] == "failed", "B closed the run A held as failed"
     left = client.ok("b", "GET", f"/v1/memories/{memory_id}/records", params={"limit": 100})["data"]
     assert [text_of(r) for r in left] == [FACT], "B's run finished what A's had begun"
-    pair.a.start()  # for any test after this one
+    pair.a.start()
+    again = client.call("a", "POST", path, json={}, headers=key)
+    assert again.headers.get("Idempotent-Replayed") == "true" and again.json() == answer.json(), again.text
 
 
-def start_and_kill(pair: Pair, client: Client, path: str) -> str:
+def start_and_kill(pair: Pair, client: Client, path: str, key: dict[str, str]) -> str:
     """Starts a run on A and SIGKILLs A once it has changed some records; the run's id."""
 
     def run() -> None:
         with contextlib.suppress(httpx.TransportError):  # cut off by the kill, as intended
-            client.apis["a"].client.post(path, json={}, headers=client.headers, timeout=120)
+            client.apis["a"].client.post(path, json={}, headers=client.headers | key, timeout=120)
 
     threading.Thread(target=run, daemon=True).start()
     run_id = str(until(lambda: running(client, path), within=60))
