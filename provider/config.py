@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, PositiveInt, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+NEO4J_SCHEMES = frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"})
 KNOWN_DEFAULT_KEYS = frozenset({"", "admin", "changeme", "secret", "password", "uhp-admin"})
 
 
@@ -52,12 +53,22 @@ class Settings(BaseSettings):
     embedding_runtime: Literal["onnx", "torch"] = "onnx"
     cache_dir: Path = Path.home() / ".cache" / "uhp-memory"
 
+    # Where file bytes live (README "Several instances"): a directory for one instance, an S3-compatible
+    # bucket that several share. Empty S3 credentials leave boto3 its own chain (environment, role).
+    file_store: Literal["directory", "s3"] = "directory"
     file_dir: Path = Path(".local/files")
     metrics: bool = True  # GET /metrics, Prometheus text (README "Operators: metrics, logs, readiness")
     log_format: Literal["json", "text"] = "json"
     log_level: str = "INFO"
     explorer: bool = True  # the page for people at /explorer/ (README "The explorer")
     explorer_assets_dir: Path | None = None  # its vendored graph script; None: <cache_dir>/explorer
+    s3_bucket: str = ""
+    s3_prefix: str = ""
+    s3_endpoint: str = ""  # empty: AWS S3 itself
+    s3_region: str = "us-east-1"
+    s3_access_key_id: str = ""
+    s3_secret_access_key: SecretStr = SecretStr("")
+    s3_part_bytes: int = Field(8 * 1024 * 1024, ge=5 * 1024 * 1024)  # S3's smallest part but the last
     content_media: list[str] = ["text/*", "image/*", "application/pdf", "audio/*"]
     subtree_cap: int = 5000
     abstain_below: float = 0.5
@@ -138,4 +149,21 @@ class Settings(BaseSettings):
         # A known or empty admin key is fine on a developer's machine, never in production.
         if self.environment == "production" and self.admin_key.get_secret_value() in KNOWN_DEFAULT_KEYS:
             raise ValueError("UHP_ADMIN_KEY is empty or a known default; set a long random key")
+        return self
+
+    @model_validator(mode="after")
+    def _known_uri_scheme(self) -> Settings:
+        # bolt:// reaches one server; neo4j:// (and +s, +ssc for TLS) routes: writes to the leader, reads
+        # to followers, as a cluster or Aura needs (README "Several instances").
+        scheme = self.neo4j_uri.split("://", 1)[0] if "://" in self.neo4j_uri else ""
+        if self.neo4j_uri and scheme not in NEO4J_SCHEMES:
+            raise ValueError(f"NEO4J_URI must start with one of {', '.join(sorted(NEO4J_SCHEMES))}://")
+        return self
+
+    @model_validator(mode="after")
+    def _bucket_for_s3(self) -> Settings:
+        if self.file_store == "s3" and not self.s3_bucket:
+            raise ValueError("UHP_FILE_STORE=s3 needs UHP_S3_BUCKET")
+        if self.s3_prefix.startswith("/"):
+            raise ValueError("UHP_S3_PREFIX is a key prefix such as `uhp/`, without a leading slash")
         return self

@@ -14,6 +14,7 @@ from pydantic import SecretStr
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
+from tests import seaweedfs
 from tests.neo4j_target import Neo4jTarget, provision
 
 SERVERS_USED: list[str] = []
@@ -56,6 +57,36 @@ def settings(neo4j_target: Neo4jTarget, tmp_path_factory: pytest.TempPathFactory
 @pytest.fixture(scope="session")
 def client(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     with TestClient(create_app(settings, embedder=embedder)) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="session")
+def s3_target() -> Iterator[seaweedfs.S3Target]:
+    """A real S3-compatible store (SeaweedFS, built once into the cache), for the session."""
+    with seaweedfs.running() as target:
+        yield target
+
+
+@pytest.fixture(scope="session")
+def s3_settings(settings: Settings, s3_target: seaweedfs.S3Target) -> Settings:
+    """The suite's settings with file bytes in the S3 store, under a prefix as an operator would set."""
+    return settings.model_copy(
+        update={
+            "file_store": "s3",
+            "s3_endpoint": s3_target.endpoint,
+            "s3_region": s3_target.region,
+            "s3_bucket": s3_target.bucket,
+            "s3_prefix": "api/",
+            "s3_access_key_id": s3_target.access_key_id,
+            "s3_secret_access_key": SecretStr(s3_target.secret_access_key),
+        }
+    )
+
+
+@pytest.fixture(scope="session")
+def s3_client(s3_settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
+    """A second app on the same Neo4j whose file bytes live in the S3 store."""
+    with TestClient(create_app(s3_settings, embedder=embedder)) as test_client:
         yield test_client
 
 

@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from provider import __version__
+from provider import blobs as blob_stores
 from provider.api import errors, explorer, idempotency, limits, middleware
 from provider.api.deps import Services
 from provider.api.mcp import http as mcp_http
@@ -28,7 +29,6 @@ from provider.api.routes import (
     recall,
     records,
 )
-from provider.blobs import DirectoryBlobStore
 from provider.config import Settings
 from provider.embeddings import (
     Embedder,
@@ -78,7 +78,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     """Wires every service over one store; pure construction, no I/O."""
     principals = Neo4jPrincipalStore(store)
     tree = TreeService(Neo4jMemoryStore(store), settings.provider_id)
-    blobs = DirectoryBlobStore(settings.file_dir)
+    blobs = blob_stores.configured(settings)
     files = FileService(Neo4jFileStore(store), blobs, settings.content_media)
     record_store = Neo4jRecordStore(store)
     runs_store = Neo4jConsolidationStore(store)

@@ -1,7 +1,8 @@
 """Per-request plumbing: a request id, the protocol version check and the UHP-Version header.
 
 `install` also puts the edge (edge.py) in place, in the one order that holds: the version check
-outermost (every answer, a refusal too, carries UHP-Version), then authentication (a stranger's body
+outermost (every answer, a refusal too, carries UHP-Version), then the request's bookmarks
+(bookmarks.py), then authentication (a stranger's body
 is never read), then the body cap, then whatever reads the body (Idempotency-Key, the routes).
 
 Written as plain ASGI rather than `@app.middleware("http")`: Starlette's BaseHTTPMiddleware copies
@@ -18,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from provider import PROTOCOL_VERSION
 from provider.api import observability
+from provider.api.bookmarks import Bookmarks
 from provider.api.edge import Authentication, BodyLimit
 from provider.api.errors import error_response
 from provider.config import Settings
@@ -67,4 +69,5 @@ def install(app: FastAPI, settings: Settings) -> None:
     )
     app.add_middleware(Authentication)
     observability.install(app, settings.metrics)
+    app.add_middleware(Bookmarks)  # outside authentication: a key made through another instance resolves
     app.add_middleware(ProtocolVersion)

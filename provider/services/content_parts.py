@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
+
 from provider.errors import FileNotFoundInStoreError
 from provider.models import Caller
-from provider.services.files import FileService
+from provider.services.files import FileBytes, FileService
 from provider.services.records import RecordService
 
 
@@ -15,7 +17,7 @@ class ContentService:
         self.records = records
         self.files = files
 
-    async def part(self, caller: Caller, memory_id: str, record_id: str, index: int) -> tuple[bytes, str]:
+    async def part(self, caller: Caller, memory_id: str, record_id: str, index: int) -> FileBytes:
         """A file part's exact bytes; a text part's words as UTF-8 text."""
         read = await self.records.get(caller, memory_id, record_id, None)
         parts = read.version.content
@@ -23,7 +25,8 @@ class ContentService:
             raise FileNotFoundInStoreError("The record has no content part at that index.", param="index")
         part = parts[index]
         if part.get("type") == "file":
-            return await self.files.read(part["file"]["id"])
+            return await self.files.open(part["file"]["id"])
         if isinstance(part.get("text"), str):
-            return part["text"].encode(), "text/plain; charset=utf-8"
+            words = part["text"].encode()
+            return FileBytes(io.BytesIO(words), "text/plain; charset=utf-8", len(words))
         raise FileNotFoundInStoreError("That content part carries no bytes.", param="index")

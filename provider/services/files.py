@@ -5,13 +5,23 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from provider import ids
-from provider.blobs import BlobStore, StagedBlob
+from provider.blobs import BlobReader, BlobStore, StagedBlob
 from provider.errors import FileNotFoundInStoreError, MemoryInvalidError, MemoryUnsupportedError
 from provider.models import Caller
 from provider.store.files import Neo4jFileStore
+
+
+@dataclass(frozen=True)
+class FileBytes:
+    """Bytes to send: opened, not read, so a large file streams out piece by piece."""
+
+    reader: BlobReader
+    media_type: str
+    size: int
 
 
 class FileService:
@@ -124,16 +134,16 @@ class FileService:
             swept += 1
         return swept
 
-    async def read(self, file_id: str) -> tuple[bytes, str]:
-        """The exact bytes and their media type."""
+    async def open(self, file_id: str) -> FileBytes:
+        """The exact bytes as a stream (the caller closes it), their media type and size."""
         meta = (await self.files.get_many([file_id])).get(file_id)
         if meta is None:
             raise FileNotFoundInStoreError("No file with that id exists.")
         try:
-            data = await asyncio.to_thread(self.blobs.get, meta["sha256"])
+            reader = await asyncio.to_thread(self.blobs.open, meta["sha256"])
         except FileNotFoundError as e:
             raise FileNotFoundInStoreError("The file's bytes are no longer kept.") from e
-        return data, meta["media_type"]
+        return FileBytes(reader, meta["media_type"], meta["bytes"])
 
 
 def _file_ids(contents: list[str]) -> list[str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import neo4j
-from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, Bookmarks
 from neo4j.exceptions import (
     ClientError,
     DatabaseUnavailable,
@@ -28,9 +28,9 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
-from provider import metrics
+from provider import causality, metrics
 from provider.config import Settings
-from provider.errors import InvalidRequestError, UnavailableError
+from provider.errors import InvalidInputError, InvalidRequestError, UnavailableError
 from provider.store.catalogue import statement
 
 Row = dict[str, Any]
@@ -66,6 +66,8 @@ TIMED_OUT = (
 )
 # A node this transaction read was deleted by one that committed meanwhile: run again on what is there.
 RACED = "Neo.ClientError.Statement.EntityNotFound"
+# A bookmark the database cannot read (a client's UHP-Bookmark header made up, or from another DBMS).
+INVALID_BOOKMARK = "Neo.ClientError.Transaction.InvalidBookmark"
 CONSTRAINT = "Neo.ClientError.Schema.ConstraintValidationFailed"
 
 # Waits between attempts: doubling from FIRST_DELAY_S to MAX_DELAY_S, each shaken by +-20 %, so
@@ -142,6 +144,7 @@ class BoundedSession:
         self.session = session
         self.fallback_s = fallback_s
         self.patience = patience
+        self.wrote = False
 
     def _bounded(self, work: Work[R]) -> Work[R]:
         if getattr(work, "timeout", None) is not None or self.fallback_s is None:
@@ -159,7 +162,9 @@ class BoundedSession:
 
     async def execute_write(self, work: Work[R]) -> R:
         """A write transaction, retried on transient errors, bounded in time."""
-        return await self._retrying(self.session.execute_write, work)
+        answer = await self._retrying(self.session.execute_write, work)
+        self.wrote = True
+        return answer
 
     async def _retrying(self, execute: Callable[[Work[R]], Awaitable[R]], work: Work[R]) -> R:
         bounded = self._bounded(work)
@@ -189,6 +194,12 @@ class Neo4jStore:
 
     `timeout_ms` bounds each transaction, `bulk_timeout_ms` those running a BULK_STATEMENTS one;
     None leaves them unbounded (the query sandbox's own store, which bounds its calls itself).
+
+    `causal` (the main database): every session shares one bookmark manager, so a read anywhere in the
+    process starts after every write the process committed (on a cluster, a follower waits until it
+    has them), and also after the bookmarks the request came with (`provider.causality`); after a
+    write the request is told the bookmarks to give its client. The sandboxes' stores are not causal:
+    a bookmark of the main database means nothing to them.
     """
 
     def __init__(
@@ -199,12 +210,14 @@ class Neo4jStore:
         timeout_ms: int | None = None,
         bulk_timeout_ms: int | None = None,
         patience: Patience = PATIENT,
+        causal: bool = False,
     ):
         self.driver = driver
         self.database = database
         self.timeout_ms = timeout_ms
         self.bulk_timeout_ms = bulk_timeout_ms if bulk_timeout_ms is not None else timeout_ms
         self.patience = patience
+        self.bookmarks = AsyncGraphDatabase.bookmark_manager() if causal else None
 
     @classmethod
     def connect(
@@ -235,7 +248,12 @@ class Neo4jStore:
             max_transaction_retry_time=0,
         )
         return cls(
-            driver, database, timeout_ms=timeout_ms, bulk_timeout_ms=bulk_timeout_ms, patience=patience
+            driver,
+            database,
+            timeout_ms=timeout_ms,
+            bulk_timeout_ms=bulk_timeout_ms,
+            patience=patience,
+            causal=True,
         )
 
     @classmethod
@@ -311,9 +329,20 @@ class Neo4jStore:
     @asynccontextmanager
     async def _session(self, patience: Patience | None = None) -> AsyncIterator[BoundedSession]:
         fallback = None if self.bulk_timeout_ms is None else self.bulk_timeout_ms / 1000
+        seen = causality.current() if self.bookmarks is not None else None
         try:
-            async with self.driver.session(database=self.database, max_transaction_retry_time=0) as session:
-                yield BoundedSession(session, fallback, patience or self.patience)
+            async with self.driver.session(
+                database=self.database,
+                max_transaction_retry_time=0,
+                bookmark_manager=self.bookmarks,
+                bookmarks=Bookmarks.from_raw_values(seen.bookmarks) if seen and seen.bookmarks else None,
+            ) as session:
+                bounded = BoundedSession(session, fallback, patience or self.patience)
+                yield bounded
+            if seen is not None and self.bookmarks is not None and bounded.wrote:
+                # The manager's set, not this session's one bookmark: a write of the same request that
+                # ran beside this one and committed later is in it too.
+                seen.after_writes = tuple(await self.bookmarks.get_bookmarks())
         except (ServiceUnavailable, SessionExpired, DatabaseUnavailable) as e:
             raise UnavailableError("The memory store cannot be reached right now.") from e
         except ClientError as e:
@@ -324,6 +353,11 @@ class Neo4jStore:
 
     def _refusal(self, e: ClientError) -> InvalidRequestError | UnavailableError:
         code = e.code or ""
+        if code.startswith(INVALID_BOOKMARK):
+            return InvalidInputError(
+                f"{causality.HEADER} names no point in this database's history; send one an answer gave.",
+                param=causality.HEADER,
+            )
         if code.startswith(TIMED_OUT):
             return UnavailableError(
                 "The operation took too long and the memory store stopped it; try again or ask for less.",

@@ -1,8 +1,13 @@
-"""Files over HTTP: upload, file parts completed from our own store, byte-exact reads, media refusals."""
+"""Files over HTTP: upload, file parts completed from our own store, byte-exact reads, media refusals.
+
+Every test runs twice: with file bytes in a local directory (one instance) and in an S3-compatible
+store (SeaweedFS, as several instances share one), through an app built from each setting.
+"""
 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -16,9 +21,16 @@ from tests.conftest import Admin, Member
 REFUSED_TYPE = "application/x-msdownload"
 
 
+@pytest.fixture(params=["directory", "s3"])
+def served(request: pytest.FixtureRequest) -> TestClient:
+    """The app whose file bytes live in the store the parameter names."""
+    app: TestClient = request.getfixturevalue("client" if request.param == "directory" else "s3_client")
+    return app
+
+
 @pytest.fixture
-def lab(client: TestClient) -> Iterator[Lab]:
-    tracker = Lab(client)
+def lab(served: TestClient) -> Iterator[Lab]:
+    tracker = Lab(served)
     yield tracker
     tracker.cleanup()
 
@@ -56,18 +68,18 @@ def part(client: TestClient, who: Member, memory_id: str, record_id: str, index:
     return client.get(f"/v1/memories/{memory_id}/records/{record_id}/content/{index}", headers=who.headers)
 
 
-def test_an_upload_answers_the_file(client: TestClient, alice: Member) -> None:
-    body = uploaded(client, alice, PNG, "dot.png", "image/png")
+def test_an_upload_answers_the_file(served: TestClient, alice: Member) -> None:
+    body = uploaded(served, alice, PNG, "dot.png", "image/png")
     assert body["id"].startswith("file_") and body["object"] == "file"
     assert (body["filename"], body["bytes"], body["media_type"]) == ("dot.png", 24, "image/png")
     assert body["purpose"] == "user_data" and isinstance(body["created_at"], int)
 
 
-def test_an_upload_needs_a_key_and_a_file(client: TestClient, alice: Member) -> None:
+def test_an_upload_needs_a_key_and_a_file(served: TestClient, alice: Member) -> None:
     assert_error(
-        client.post("/v1/files", files={"file": ("a.txt", b"a", "text/plain")}), 401, "invalid_credential"
+        served.post("/v1/files", files={"file": ("a.txt", b"a", "text/plain")}), 401, "invalid_credential"
     )
-    response = client.post("/v1/files", data={"purpose": "user_data"}, headers=alice.headers)
+    response = served.post("/v1/files", data={"purpose": "user_data"}, headers=alice.headers)
     assert response.status_code == 422, response.text
 
 
@@ -143,3 +155,33 @@ def test_another_members_file_cannot_be_named(lab: Lab, alice: Member, bob: Memb
     ghost = dot_record("file_" + "0" * 32)
     assert_error(lab.post(bob, memory_id, ghost), 422, "memory_invalid")
     assert lab.listed(bob, memory_id) == []
+
+
+def kept(served: TestClient, data: bytes) -> bool:
+    """Whether the app's own file store holds these bytes (whichever store it is)."""
+    blobs = served.app.state.services.files.blobs  # type: ignore[attr-defined]
+    return bool(blobs.exists(hashlib.sha256(data).hexdigest()))
+
+
+def test_a_file_larger_than_an_s3_part_streams_in_and_out_exactly(lab: Lab, alice: Member) -> None:
+    memory_id = lab.memory(alice)
+    data = os.urandom(10 * 1024 * 1024 + 17)  # past one 8 MiB part: a multipart upload, then a copy
+    file_id = uploaded(lab.client, alice, data, "scan.pdf", "application/pdf")["id"]
+    record = lab.remember(alice, memory_id, content=[{"type": "file", "file": {"id": file_id}}])
+    response = part(lab.client, alice, memory_id, record["id"], 0)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-length"] == str(len(data))
+    assert response.content == data and kept(lab.client, data)
+
+
+def test_erase_and_delete_remove_the_bytes_no_record_holds(lab: Lab, alice: Member) -> None:
+    memory_id, other = lab.memory(alice), lab.memory(alice)
+    data = os.urandom(4096)
+    first, second = (uploaded(lab.client, alice, data, "a.txt", "text/plain")["id"] for _ in range(2))
+    erased = lab.remember(alice, memory_id, content=[{"type": "file", "file": {"id": first}}])
+    lab.remember(alice, other, content=[{"type": "file", "file": {"id": second}}])
+    path = f"/v1/memories/{memory_id}/erase"
+    ok(lab.client.post(path, json={"record_ids": [erased["id"]]}, headers=alice.headers))
+    assert kept(lab.client, data), "the same bytes are still named by a record of another memory"
+    ok(lab.client.delete(f"/v1/memories/{other}", headers=alice.headers))
+    assert not kept(lab.client, data), "no record names the bytes any more"

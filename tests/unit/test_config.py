@@ -22,6 +22,10 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         "UHP_NEO4J_USER",
         "NEO4J_PASSWORD",
         "UHP_NEO4J_PASSWORD",
+        "UHP_FILE_STORE",
+        "UHP_S3_BUCKET",
+        "UHP_S3_PREFIX",
+        "UHP_S3_PART_BYTES",
     ):
         monkeypatch.delenv(name, raising=False)
 
@@ -80,3 +84,38 @@ def test_keyword_arguments_set_the_neo4j_fields() -> None:
         "u",
         "p",
     )
+
+
+@pytest.mark.parametrize(
+    "uri", ["bolt://db:7687", "neo4j://db:7687", "neo4j+s://abcd1234.databases.neo4j.io", "neo4j+ssc://db"]
+)
+def test_direct_and_routing_uris_are_taken(uri: str) -> None:
+    assert Settings(environment="test", neo4j_uri=uri).neo4j_uri == uri
+
+
+def test_an_unknown_uri_scheme_is_refused() -> None:
+    with pytest.raises(ValidationError, match="NEO4J_URI"):
+        Settings(environment="test", neo4j_uri="http://db:7474")
+
+
+def test_the_file_store_is_a_directory_unless_told_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings(environment="test").file_store == "directory"
+    monkeypatch.setenv("UHP_FILE_STORE", "s3")
+    monkeypatch.setenv("UHP_S3_BUCKET", "memories")
+    monkeypatch.setenv("UHP_S3_SECRET_ACCESS_KEY", "shh")
+    settings = Settings(environment="test")
+    assert (settings.file_store, settings.s3_bucket, settings.s3_region) == ("s3", "memories", "us-east-1")
+    assert "shh" not in repr(settings), "the secret key is a secret"
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [
+        ({"file_store": "s3"}, "UHP_S3_BUCKET"),
+        ({"file_store": "s3", "s3_bucket": "b", "s3_prefix": "/uhp/"}, "UHP_S3_PREFIX"),
+        ({"s3_part_bytes": 1024}, "s3_part_bytes"),
+    ],
+)
+def test_s3_settings_that_cannot_work_are_refused(fields: dict[str, object], says: str) -> None:
+    with pytest.raises(ValidationError, match=says):
+        Settings(environment="test", **fields)  # type: ignore[arg-type]

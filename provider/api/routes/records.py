@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 
 from provider import ids
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
 from provider.api.idempotency import idempotent, seed_of
+from provider.blobs import chunks
 from provider.protocol.record_requests import RecordCreate, RecordRevise, SnapshotCreate
 from provider.protocol.records import record_json
 from provider.protocol.responses import RecordListOut, RecordOut, SnapshotListOut, SnapshotOut
@@ -83,9 +84,11 @@ async def history(memory_id: str, record_id: str, services: ServicesDep, caller:
 async def content_part(
     memory_id: str, record_id: str, index: int, services: ServicesDep, caller: CallerDep
 ) -> Response:
-    """The exact bytes of a file part (or the words of a text part)."""
-    data, media_type = await services.content.part(caller, memory_id, record_id, index)
-    return Response(content=data, media_type=media_type)
+    """The exact bytes of a file part (or the words of a text part), streamed as they are read."""
+    part = await services.content.part(caller, memory_id, record_id, index)
+    return StreamingResponse(
+        chunks(part.reader), media_type=part.media_type, headers={"Content-Length": str(part.size)}
+    )
 
 
 @router.post("/snapshots", dependencies=[idempotent("write")], **answers(SnapshotOut))

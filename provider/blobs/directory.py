@@ -1,4 +1,4 @@
-"""File bytes, kept content-addressed outside Neo4j behind a small interface (a directory by default)."""
+"""File bytes in a local directory, content-addressed: the store of one instance (the default)."""
 
 from __future__ import annotations
 
@@ -8,47 +8,9 @@ import os
 import tempfile
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO
 
 INCOMING = "incoming"  # beside the blobs, so the rename into place never crosses a file system
-
-
-class StagedBlob(Protocol):
-    """Bytes on their way in: written piece by piece, hashed as they come, kept or discarded once."""
-
-    size: int
-
-    def write(self, data: bytes) -> None:
-        """Appends bytes (blocking I/O: call it off the event loop)."""
-        ...
-
-    def keep(self) -> str:
-        """Moves the bytes to their address; returns their SHA-256."""
-        ...
-
-    def discard(self) -> None:
-        """Removes what was written; does nothing once kept."""
-        ...
-
-
-class BlobStore(Protocol):
-    """Where file bytes live: a directory here, an S3-compatible bucket for several instances."""
-
-    def stage(self) -> StagedBlob:
-        """Somewhere to stream new bytes before their address is known."""
-        ...
-
-    def get(self, digest: str) -> bytes:
-        """The bytes at an address."""
-        ...
-
-    def sweep_incoming(self, older_than_seconds: float) -> int:
-        """Removes uploads a dead process left half-written; how many."""
-        ...
-
-    def delete(self, digest: str) -> bool:
-        """Removes the bytes; False when they were not there."""
-        ...
 
 
 class StagedFile:
@@ -109,9 +71,13 @@ class DirectoryBlobStore:
         """A new temporary file in the blob directory."""
         return StagedFile(self)
 
-    def get(self, digest: str) -> bytes:
+    def open(self, digest: str) -> BinaryIO:
         """Raises FileNotFoundError when absent."""
-        return self.path_of(digest).read_bytes()
+        return self.path_of(digest).open("rb")
+
+    def exists(self, digest: str) -> bool:
+        """A file at the address."""
+        return self.path_of(digest).is_file()
 
     def delete(self, digest: str) -> bool:
         """Removes the bytes for good."""
