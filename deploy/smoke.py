@@ -55,7 +55,16 @@ def recalled(stack: Stack, key: str, memory: str, record: str) -> None:
     step("recall found the record", started)
 
 
+def declares_free_queries(stack: Stack, key: str) -> bool:
+    """Whether the capability document offers free Cypher: only then is a query's answer asked for."""
+    document = stack.call("GET", "/v1/memories/providers", key)
+    return any("free" in (entry.get("queries") or {}) for entry in document["data"])
+
+
 def counted(stack: Stack, key: str, memory: str) -> None:
+    if not declares_free_queries(stack, key):
+        print("smoke: this deployment declares no free Cypher (no query sandbox): not asked", flush=True)
+        return
     started = time.perf_counter()
     statement = "MATCH (r:Record {status: 'active'}) RETURN count(r) AS n"
     answer = stack.call("POST", f"/v1/memories/{memory}/query", key, {"statement": statement})
