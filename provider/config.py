@@ -61,6 +61,9 @@ class Settings(BaseSettings):
     content_media: list[str] = ["text/*", "image/*", "application/pdf", "audio/*"]
     subtree_cap: int = 5000
     abstain_below: float = 0.5
+    # None: meaning and words fused by rank (RRF); a number: by score, words weighing this much.
+    recall_words_weight: float | None = None
+    recall_query_words: bool = False  # a `query` also searches its own content words
     duplicate_similarity: float = 0.95
     consolidation_budget: int = 1000
     provider_id: str = "neo4j"
