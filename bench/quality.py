@@ -85,6 +85,7 @@ class Session:
             f"/v1/admin/members/{member.json()['id']}/keys", json={"server": False}, headers=admin
         )
         self.headers = {"Authorization": f"Bearer {key.json()['key']}"}
+        self.speaker_in_text = False
 
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         response = self.client.post(path, json=body, headers=self.headers)
@@ -96,7 +97,7 @@ class Session:
     def remember(self, conversation: Conversation) -> tuple[str, list[float]]:
         """The first SINGLE turns one remember each (timed), the rest observed OBSERVE_BATCH at a time."""
         memory_id = self.post("/v1/memories", {"name": f"quality {conversation.name}"})["id"]
-        bodies = [episode(turn) for turn in conversation.turns]
+        bodies = [episode(turn, self.speaker_in_text) for turn in conversation.turns]
         timings = []
         for body in bodies[:SINGLE]:
             began = time.perf_counter()
@@ -116,10 +117,10 @@ class Session:
         return (embedded - began) * 1000, (time.perf_counter() - embedded) * 1000
 
 
-def episode(turn: Turn) -> dict[str, Any]:
+def episode(turn: Turn, speaker_in_text: bool = False) -> dict[str, Any]:
     """A turn as an episode: its words, its ids and speaker as attributes, its session's date."""
     body: dict[str, Any] = {
-        "content": turn.text,
+        "content": f"{turn.speaker}: {turn.text}" if speaker_in_text else turn.text,
         "attributes": {"dia_id": turn.turn_id, "session": turn.session_id, "speaker": turn.speaker},
     }
     if turn.said_at:
@@ -203,7 +204,9 @@ def variants_of(base: Settings, weights: list[float]) -> dict[str, Settings]:
     return variants
 
 
-def run(target: Neo4jTarget, sets: dict[str, list[Conversation]], weights: list[float]) -> dict[str, Any]:
+def run(
+    target: Neo4jTarget, sets: dict[str, list[Conversation]], weights: list[float], speaker_in_text: bool
+) -> dict[str, Any]:
     embedder = onnx_embedder(MODEL)
     embedder.load()
     admin_key = "adm_" + secrets.token_urlsafe(24)
@@ -216,11 +219,12 @@ def run(target: Neo4jTarget, sets: dict[str, list[Conversation]], weights: list[
         file_dir=Path(tempfile.mkdtemp(prefix="bench-quality-")),
     )
     variants = variants_of(settings, weights)
-    result: dict[str, Any] = {"model": MODEL, "sets": {}, "variants": {}}
+    result: dict[str, Any] = {"model": MODEL, "speaker_in_text": speaker_in_text, "sets": {}, "variants": {}}
     made: dict[str, list[tuple[str, Conversation]]] = {name: [] for name in sets}
     remembers: dict[str, list[float]] = {name: [] for name in sets}
     with TestClient(create_app(settings, embedder=embedder)) as client:
         session = Session(client, target, embedder, admin_key)
+        session.speaker_in_text = speaker_in_text
         try:
             for name, conversations in sets.items():
                 for conversation in conversations:
@@ -250,17 +254,17 @@ def run(target: Neo4jTarget, sets: dict[str, list[Conversation]], weights: list[
 
 def set_table(figures: dict[str, Any]) -> list[str]:
     head = ["variant", "mode", "n"] + [f"{p}@{k}" for p in ("sess", "srec", "turn") for k in KS]
-    lines = [" ".join(f"{h:>8}" for h in head) + "  abstain(ans/unans)  p50/p95 ms  x floor p50/p95"]
+    lines = [" ".join(f"{h:>9}" for h in head) + "  abstain(ans/unans)  p50/p95 ms  x floor p50/p95"]
     for variant, measured in figures["variants"].items():
         lat = measured["latency"]
         floor = lat["floor"]
         for mode, row in measured["modes"].items():
-            cells = [variant[:8], mode, str(row["questions"])]
+            cells = [variant, mode, str(row["questions"])]
             for prefix in ("session_hit", "session_recall", "turn_hit"):
                 cells += [f"{row[f'{prefix}@{k}']:.3f}" if f"{prefix}@{k}" in row else "-" for k in KS]
             una = row["abstain_unanswerable"]
             lines.append(
-                " ".join(f"{c:>8}" for c in cells)
+                " ".join(f"{c:>9}" for c in cells)
                 + f"  {row['abstain_answerable']:.3f}/{'-' if una is None else f'{una:.3f}'}"
                 + f"  {lat[mode]['p50_ms']:.1f}/{lat[mode]['p95_ms']:.1f}"
                 + f"  {lat[mode]['p50_ms'] / floor['p50_ms']:.2f}x"
@@ -298,6 +302,9 @@ def main() -> None:
         default="",
         help="also ask with score fusion and the query's words at these weights",
     )
+    parser.add_argument(
+        "--speaker-in-text", action="store_true", help="write each turn as 'speaker: text' (an experiment)"
+    )
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
     sets: dict[str, list[Conversation]] = {}
@@ -313,7 +320,7 @@ def main() -> None:
     target = provision()
     try:
         weights = [float(w) for w in args.words_weights.split(",") if w.strip()]
-        result = run(target, sets, weights)
+        result = run(target, sets, weights, args.speaker_in_text)
     finally:
         target.close()
     print(table(result))
