@@ -196,8 +196,10 @@ def ask_variants(
 
 
 def variants_of(base: Settings, weights: list[float]) -> dict[str, Settings]:
-    """The settings as given, then score fusion with the query's words at each weight asked for."""
+    """The settings as given, main's rank fusion without query words, then score fusion at each weight."""
     variants = {"settings": base}
+    if weights:
+        variants["rrf"] = base.model_copy(update={"recall_words_weight": None, "recall_query_words": False})
     for weight in weights:
         update = {"recall_words_weight": weight, "recall_query_words": True}
         variants[f"words={weight}"] = base.model_copy(update=update)
