@@ -120,6 +120,9 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
             embedder,
             subtree_cap=settings.subtree_cap,
             abstain_below=settings.abstain_below,
+            words_weight=settings.recall_words_weight,
+            search_query_words=settings.recall_query_words,
+            candidates=settings.recall_candidates,
         ),
         graph=GraphService(
             tree, Neo4jGraphStore(store), recall_store, records, subtree_cap=settings.subtree_cap

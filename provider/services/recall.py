@@ -10,7 +10,8 @@ from provider import ids
 from provider.embeddings import Embedder
 from provider.models import Caller, MemoryView, ReadRecord, RecallAnswer, RecallAsk, RecordVersion
 from provider.services.filters import compile_filters
-from provider.services.fusion import Fused, fuse
+from provider.services.fusion import Fused, fuse, fuse_scores
+from provider.services.query_words import query_words
 from provider.services.records import RecordService
 from provider.services.tree import TreeService
 from provider.store.recall import TEXT_WORDS, Neo4jRecallStore, VersionHit, words_cut
@@ -38,6 +39,9 @@ class RecallService:
         *,
         subtree_cap: int,
         abstain_below: float,
+        words_weight: float | None = None,
+        search_query_words: bool = False,
+        candidates: int = 20,
     ):
         self.tree = tree
         self.store = recall
@@ -45,6 +49,9 @@ class RecallService:
         self.embedder = embedder
         self.subtree_cap = subtree_cap
         self.abstain_below = abstain_below
+        self.words_weight = words_weight
+        self.search_query_words = search_query_words
+        self.candidates = candidates
 
     def capabilities(self) -> dict[str, Any]:
         """Every signal is served; abstain is a calibrated judgement."""
@@ -52,7 +59,7 @@ class RecallService:
             "recall": {
                 "signals": list(SIGNALS),
                 "abstain": True,
-                "fusion": "rrf",
+                "fusion": "rrf" if self.words_weight is None else "scores",
                 "subtree_cap": self.subtree_cap,
             }
         }
@@ -112,14 +119,13 @@ class RecallService:
     async def _current(
         self, request: RecallAsk, scope: list[str], dnf: Any
     ) -> tuple[list[Fused], float | None, str]:
-        k = max(request.limit * 2, 20)
+        k = max(request.limit * 2, self.candidates)
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
         strategy = "fields"
+        words, words_signal = self._words(request)
         # The signals are independent: the model embeds the question while Neo4j sizes the scope and
         # searches the words, so a fused question costs about its slowest signal, not their sum.
-        text_search = (
-            asyncio.create_task(self.store.text(scope, request.text, dnf, k)) if request.text else None
-        )
+        text_search = asyncio.create_task(self.store.text(scope, words, dnf, k)) if words else None
         try:
             if request.query:
                 embedded, size = await asyncio.gather(
@@ -127,18 +133,32 @@ class RecallService:
                 )
                 rankings["query"], strategy = await self.store.vector(scope, embedded[0], dnf, k, size)
             if text_search is not None:
-                rankings["text"] = await text_search
+                rankings[words_signal] = await text_search
         finally:
             if text_search is not None and not text_search.done():
                 text_search.cancel()
         if not rankings:
             rankings["filters"], strategy = await self.store.fields(scope, dnf, k)
-        fused = fuse(rankings)
+        fused = self._fuse(rankings)
         if request.filters is not None:
             for hit in fused:
                 hit.why = [*hit.why, "filters"] if "filters" not in hit.why else hit.why
         best = max((h.similarity for h in fused if h.similarity is not None), default=None)
         return fused, best, strategy
+
+    def _words(self, request: RecallAsk) -> tuple[str | None, str]:
+        """The words to search and the signal they count as: `text`, else the query's own words."""
+        if request.text:
+            return request.text, "text"
+        if request.query and self.search_query_words:
+            return query_words(request.query) or None, "query_words"
+        return None, "text"
+
+    def _fuse(self, rankings: dict[str, list[tuple[str, str, float | None]]]) -> list[Fused]:
+        """By score when meaning and words both ran and a weight is set; by rank otherwise (main's)."""
+        if self.words_weight is not None and "query" in rankings and len(rankings) > 1:
+            return fuse_scores(rankings, self.words_weight)
+        return fuse(rankings)
 
     async def _history(
         self, request: RecallAsk, scope: list[str], dnf: Any, instant: int | None

@@ -147,8 +147,15 @@ def test_query_finds_a_paraphrase(client: TestClient, facts: Facts) -> None:
         query="Which month does the freight carrier extend its agreement?",
     )
     assert labels(facts, answer)[0] == "quillon"
-    assert all(result["why"] == ["query"] for result in answer["results"])
+    # A query searches its meaning and its own words: `why` names which of them found each hit.
+    assert all(result["why"] in (["query"], ["query", "query_words"]) for result in answer["results"])
     assert answer["abstain"] is False and answer["degraded"] == []
+
+
+def test_a_query_also_searches_its_words_and_says_so(client: TestClient, facts: Facts) -> None:
+    answer = recall(client, facts.owner, facts.memory["id"], query="Is Portuguese spoken on the helpline?")
+    assert result_for(answer, facts.ids["support"])["why"] == ["query", "query_words"]
+    assert labels(facts, answer)[0] == "support"
 
 
 def test_text_finds_an_exact_word_and_only_records_holding_it(client: TestClient, facts: Facts) -> None:

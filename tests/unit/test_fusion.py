@@ -1,0 +1,37 @@
+"""Score-level fusion and the words a query searches: the pure parts of recall's ranking."""
+
+from __future__ import annotations
+
+from provider.services.fusion import fuse, fuse_scores
+from provider.services.query_words import query_words
+
+
+def test_query_words_drop_the_grammar_of_a_question() -> None:
+    asked = "When did Caroline go to the LGBTQ support group?"
+    assert query_words(asked) == "Caroline go LGBTQ support group"
+    assert query_words("What is Melanie's husband's name?") == "Melanie husband name"
+    assert query_words("Who is it? Who?") == ""
+    assert query_words("group Group GROUP") == "group"
+
+
+def test_scores_keep_the_gap_that_ranks_throw_away() -> None:
+    rankings: dict[str, list[tuple[str, str, float | None]]] = {
+        "query": [("a", "m", 0.61), ("b", "m", 0.60), ("c", "m", 0.20)],
+        "query_words": [("b", "m", 9.0), ("c", "m", 1.0)],
+    }
+    by_rank = [h.record_id for h in fuse(rankings)]
+    by_score = fuse_scores(rankings, 0.5)
+    assert by_rank[0] == "b"
+    assert [h.record_id for h in by_score] == ["b", "a", "c"]
+    assert by_score[0].why == ["query", "query_words"] and by_score[1].why == ["query"]
+    assert by_score[0].similarity == 0.60
+    assert by_score[1].score == 0.5  # the best meaning, found by no word
+
+
+def test_weight_zero_is_meaning_alone_and_one_words_alone() -> None:
+    rankings: dict[str, list[tuple[str, str, float | None]]] = {
+        "query": [("a", "m", 0.9), ("b", "m", 0.5)],
+        "text": [("b", "m", 3.0), ("a", "m", 1.0)],
+    }
+    assert [h.record_id for h in fuse_scores(rankings, 0.0)] == ["a", "b"]
+    assert [h.record_id for h in fuse_scores(rankings, 1.0)] == ["b", "a"]
