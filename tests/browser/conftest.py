@@ -33,13 +33,15 @@ def world(client: TestClient, admin: Admin) -> World:
 expect.set_options(timeout=60_000)
 
 
-@pytest.fixture(scope="session")
+# Module-scoped, not session-scoped: Playwright's sync API runs an event loop on this thread while it
+# is open, and every later test that calls asyncio.run() would find it running.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as driver:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     launched = playwright.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS, headless=True)
     yield launched
