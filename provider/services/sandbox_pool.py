@@ -1,46 +1,31 @@
-"""A small pool of query sandboxes: each holds one scope's copy at a time, reused while the copy is true.
+"""The API's handle on the query sandbox service: which copies it holds, and a lease on one of them.
 
-A slot is leased under its own lock, so one statement runs in a sandbox at a time and a copy is
-never replaced under a running statement. The copy a slot holds is keyed by (scope, data version):
-the same key is a cache hit; the same scope at a newer version is cleared and reloaded in place;
-another scope gets a pristine sandbox (`recycle`, the default) so nothing of an earlier scope, not
-even the internal ids or tokens it left, is there to be observed. A statement that outlives its
-time limit without the server stopping it, or a server that fails, leaves its sandbox broken: it
-is restarted in the background and the next lease waits for it.
+A copy is keyed by a digest of (scope, data version): the same key is a hit; anything else is a
+new database in the service, started from the template, so nothing of an earlier scope (or an
+earlier version of the same one), not even the ids or tokens it left, is there to be observed.
+The service serves several scopes at once and runs statements on their own threads; a scope it
+evicted (its memory budget) or dropped (a statement it could not stop) is loaded again on demand.
+With no service URL, the pool starts a local service of its own on first use and stops it on close.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import shutil
-import tempfile
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+import hashlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from provider.errors import UnavailableError
-from provider.store import local_server, sandbox_template
+from provider.store import local_server, sandbox_copy, sandbox_service
 from provider.store.projection import Projection
-from provider.store.sandbox import SandboxServer, SandboxStuckError
+from provider.store.sandbox_client import Plan, SandboxClient, SandboxResult, ScopeGoneError
 
 Scope = tuple[str, ...]
 Version = tuple[int, ...]
-
-
-@dataclass
-class Slot:
-    """One sandbox and what it holds: `scope` set while loading, `version` once the copy is whole."""
-
-    server: SandboxServer
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    running: bool = False
-    broken: bool = False
-    scope: Scope | None = None
-    version: Version | None = None
-    used_at: float = 0.0
+Load = Callable[[], Awaitable[Projection]]
 
 
 @dataclass
@@ -52,147 +37,156 @@ class PoolStats:
     hits: int = 0
 
 
+class Sandbox:
+    """One scope's copy in the service, for the length of a lease; reloaded once if it went away."""
+
+    def __init__(self, pool: SandboxPool, key: str, load: Load):
+        self.pool, self.key, self._load = pool, key, load
+
+    async def explain(self, text: str, params: Mapping[str, Any], timeout_ms: int) -> Plan:
+        client = await self.pool.client()
+        try:
+            return await client.explain(self.key, text, params, timeout_ms)
+        except ScopeGoneError:
+            await self.pool.load(self.key, self._load)
+            return await client.explain(self.key, text, params, timeout_ms)
+
+    async def run(
+        self, text: str, params: Mapping[str, Any], *, timeout_ms: int, row_cap: int
+    ) -> SandboxResult:
+        client = await self.pool.client()
+        try:
+            result = await client.run(self.key, text, params, timeout_ms=timeout_ms, row_cap=row_cap)
+        except ScopeGoneError:
+            await self.pool.load(self.key, self._load)
+            result = await client.run(self.key, text, params, timeout_ms=timeout_ms, row_cap=row_cap)
+        if result.timed_out:
+            # The service may have dropped the scope (a statement it could not stop): ask next time.
+            self.pool.known.discard(self.key)
+        return result
+
+
 class SandboxPool:
-    """Slots are created on first use (or by `warm`); `close` stops every process the pool started."""
+    """The service at `url` (with `token`), or a local one started here when `url` is None."""
 
     def __init__(
-        self, root: Path | None, cache: Path, *, size: int, heap: str, pagecache: str, recycle: bool = True
+        self,
+        root: Path | None,
+        cache: Path,
+        *,
+        url: str | None = None,
+        token: str | None = None,
+        limits: sandbox_service.Limits | None = None,
     ):
         self.root = root
         self.cache = cache
-        self.size = max(1, size)
-        self.heap = heap
-        self.pagecache = pagecache
-        self.recycle = recycle
-        self.slots: list[Slot] = []
+        self.url, self.token = url, token
+        self.limits = limits or sandbox_service.Limits()
         self.stats = PoolStats()
-        self._made_root = False
-        self._tasks: set[asyncio.Task[None]] = set()
+        self.known: set[str] = set()
+        self._local: sandbox_service.LocalSandbox | None = None
+        self._client: SandboxClient | None = None
+        self._starting = asyncio.Lock()
+        self.failing: str | None = None  # set while the service cannot be reached or started
 
-    def _ensure_slots(self) -> None:
-        if self.slots:
-            return
-        if self.root is None:
-            # A directory per pool, named after its process, so sandboxes a killed process left behind
-            # are found (their owner's pid is gone) and stopped by the next pool that starts.
-            parent = self.cache / "sandboxes"
-            sandbox_template.reap_orphans(parent)
-            parent.mkdir(parents=True, exist_ok=True)
-            self.root = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=parent))
-            self._made_root = True
-        template = sandbox_template.template_dir(self.cache)
-        for i in range(self.size):
-            server = SandboxServer(
-                self.root / f"sandbox-{i}", template, heap=self.heap, pagecache=self.pagecache
-            )
-            self.slots.append(Slot(server=server))
+    async def client(self) -> SandboxClient:
+        """The client, starting the local service first when there is none to call."""
+        if self._client is not None:
+            return self._client
+        async with self._starting:
+            if self._client is None:
+                url, token = self.url, self.token
+                if url is None:
+                    self._local = await asyncio.to_thread(self._start_local)
+                    url, token = self._local.url, self._local.token
+                self._client = SandboxClient(url, token or "")
+                self.stats.starts += 1
+        return self._client
+
+    def _start_local(self) -> sandbox_service.LocalSandbox:
+        try:
+            return sandbox_service.start(self.cache, self.limits, self.root)
+        except (sandbox_service.SandboxServiceError, local_server.LocalNeo4jError) as e:
+            raise UnavailableError("The query sandbox could not be started.") from e
 
     async def warm(self) -> None:
-        """Starts every sandbox now, so the first query does not wait for a server to come up."""
-        self._ensure_slots()
-        for slot in self.slots:
-            async with slot.lock:
-                if not slot.running:
-                    await self._fresh(slot)
+        """Starts the service (when local) and loads and runs a synthetic copy once, then drops it."""
+        client = await self.client()
+        key = "warm-up"
+        await client.put(
+            key, sandbox_copy.schema_statements(), sandbox_copy.steps(sandbox_copy.warm_up_projection())
+        )
+        for text in sandbox_copy.WARM_UP_READS:
+            await client.explain(key, text, {"value": 1}, 10_000)
+            await client.run(key, text, {"value": 1}, timeout_ms=10_000, row_cap=10)
+        await client.delete(key)
 
     def warm_in_background(self) -> None:
         """`warm` without waiting for it."""
-        self._spawn(self.warm())
 
-    def trouble(self) -> str | None:
-        """Why the pool cannot take a query now, for readiness; None when it can."""
-        if self.slots and all(slot.broken for slot in self.slots):
-            return "every query sandbox is restarting"
-        return None
-
-    async def close(self) -> None:
-        """Stops every sandbox and removes the homes the pool made."""
-        for task in list(self._tasks):
-            task.cancel()
-        for slot in self.slots:
-            with contextlib.suppress(Exception):
-                await slot.server.stop()
-            slot.running = False
-        if self._made_root and self.root is not None:
-            shutil.rmtree(self.root, ignore_errors=True)
-
-    async def recycle_all(self) -> None:
-        """Every sandbox back to the pristine template (tests compare runs from the same start)."""
-        self._ensure_slots()
-        for slot in self.slots:
-            async with slot.lock:
-                await self._fresh(slot)
-
-    @contextlib.asynccontextmanager
-    async def lease(
-        self, scope: Scope, version: Version, load: Callable[[], Awaitable[Projection]]
-    ) -> AsyncIterator[SandboxServer]:
-        """A sandbox holding exactly the copy of `scope` at `version`, exclusively until the block ends."""
-        self._ensure_slots()
-        slot = self._choose(scope, version)
-        async with slot.lock:
-            try:
-                await self._prepare(slot, scope, version, load)
-                slot.used_at = time.monotonic()
-                yield slot.server
-            except (SandboxStuckError, UnavailableError):
-                # Stuck on a statement, gone, or failing as a server: restart it from the template.
-                slot.broken = True
-                self._spawn(self._revive(slot))
-                raise
-
-    def _choose(self, scope: Scope, version: Version) -> Slot:
-        """The slot holding this copy, else this scope, else an idle empty one, else the least used."""
-        for wanted in ((scope, version), (scope, None)):
-            for slot in self.slots:
-                if slot.scope == wanted[0] and (wanted[1] is None or slot.version == wanted[1]):
-                    return slot
-        idle = [s for s in self.slots if not s.lock.locked()] or self.slots
-        empty = [s for s in idle if s.scope is None]
-        return min(empty or idle, key=lambda s: s.used_at)
-
-    async def _prepare(
-        self, slot: Slot, scope: Scope, version: Version, load: Callable[[], Awaitable[Projection]]
-    ) -> None:
-        if not slot.running or slot.broken:
-            await self._fresh(slot)
-        if slot.scope == scope and slot.version == version:
-            self.stats.hits += 1
-            return
-        same_scope = slot.scope == scope
-        if slot.scope is not None and not same_scope:
-            await (self._fresh(slot) if self.recycle else slot.server.clear())
-        projection = await load()
-        slot.scope, slot.version = scope, None
-        await (slot.server.refresh(projection) if same_scope else slot.server.load(projection))
-        slot.version = version
-        self.stats.loads += 1
-
-    async def _fresh(self, slot: Slot) -> None:
-        """Puts a slot back on the pristine template: in place, or in a new process when it broke."""
-        broken = slot.broken
-        slot.running, slot.broken, slot.scope, slot.version = False, False, None, None
-        try:
-            await asyncio.to_thread(
-                sandbox_template.ensure_template, self.cache, heap=self.heap, pagecache=self.pagecache
-            )
-            slot.server.runner = await asyncio.to_thread(sandbox_template.host, self.cache)
-        except local_server.LocalNeo4jError as e:
-            raise UnavailableError("The query sandbox could not be started.") from e
-        await slot.server.start(reset=not broken)
-        slot.running = True
-        self.stats.starts += 1
-
-    async def _revive(self, slot: Slot) -> None:
-        async with slot.lock:
-            if slot.broken:
-                await self._fresh(slot)
-
-    def _spawn(self, work: Awaitable[None]) -> None:
         async def run() -> None:
             with contextlib.suppress(Exception):
-                await work
+                await self.warm()
 
-        task = asyncio.create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._warming = asyncio.create_task(run())
+
+    def trouble(self) -> str | None:
+        """Why the pool cannot take a query now, for readiness; None when it can (or has not tried)."""
+        if self._local is not None and self._local.process.poll() is not None:
+            return "the local query sandbox service stopped"
+        return self.failing
+
+    async def close(self) -> None:
+        """Forgets this pool's copies and stops the local service, if it started one."""
+        client, self._client = self._client, None
+        if client is not None:
+            if self._local is None:
+                for key in list(self.known):
+                    with contextlib.suppress(Exception):
+                        await client.delete(key)
+            await client.close()
+        if self._local is not None:
+            local, self._local = self._local, None
+            await asyncio.to_thread(local.stop)
+        self.known.clear()
+
+    async def recycle_all(self) -> None:
+        """Drops every copy this pool loaded (tests compare runs from the same start)."""
+        client = await self.client()
+        for key in list(self.known):
+            await client.delete(key)
+        self.known.clear()
+
+    @contextlib.asynccontextmanager
+    async def lease(self, scope: Scope, version: Version, load: Load) -> AsyncIterator[Sandbox]:
+        """The copy of `scope` at `version`, loaded when the service does not hold it yet."""
+        key = copy_key(scope, version)
+        try:
+            client = await self.client()
+            held = key in self.known or await client.holds(key)
+        except UnavailableError:
+            self.failing = "the query sandbox service cannot be reached"
+            raise
+        self.failing = None
+        # A key this pool loaded is believed held (a lease that finds it gone loads it again); another
+        # replica's copy is asked for before the scope is read from the main database.
+        if held:
+            self.known.add(key)
+            self.stats.hits += 1
+        else:
+            await self.load(key, load)
+        yield Sandbox(self, key, load)
+
+    async def load(self, key: str, load: Load) -> None:
+        """Reads the copy from the main database and sends it to the service under `key`."""
+        client = await self.client()
+        projection = await load()
+        await client.put(key, sandbox_copy.schema_statements(), sandbox_copy.steps(projection))
+        self.known.add(key)
+        self.stats.loads += 1
+
+
+def copy_key(scope: Scope, version: Version) -> str:
+    """A digest naming one scope at one data version (the service never learns the memory ids)."""
+    text = "\n".join(scope) + "\n" + ",".join(map(str, version))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]

@@ -1,112 +1,57 @@
-"""How a copy is written into a sandbox: whole (in a fixed order), by difference, and the boot warm-up.
+"""How a copy is written into a sandbox: the schema of its template, its load steps, the warm-up.
 
-A whole load writes memories, their tree, records (by memory, then id), stubs, then references, so
-the same copy always gets the same internal ids and the same order in unordered answers. A newer
-copy of the scope a sandbox already holds (a write happened) is written by difference: records
-removed, changed and added, references of the records whose references changed, stubs; that costs
-a few statements where a reload costs the whole scope twice (delete, then write).
+A load writes memories, their tree, records (by memory, then id), stubs, then references, into a
+database fresh from the template, so the same copy always gets the same internal ids and the same
+order in unordered answers. The steps are Cypher from the catalogue with their params; the sandbox
+service runs each in a write transaction of its own, in order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Any
 
+from provider.store.catalogue import statement
 from provider.store.projection import Projection, Reference
 
-Write = Callable[[str, dict[str, Any]], Awaitable[None]]
+Step = tuple[str, dict[str, Any]]
 LOAD_BATCH = 2000
-# Past this share of the records changed, a reload is as cheap as the difference and simpler.
-DIFFERENCE_SHARE = 0.5
+SCHEMA = (
+    "sandbox_schema_record_id",
+    "sandbox_schema_memory_id",
+    "sandbox_schema_unavailable_id",
+    "sandbox_schema_record_words",
+)
 
 
-async def _batched(write: Write, name: str, rows: list[Any], key: str = "rows", **fixed: Any) -> None:
-    for start in range(0, len(rows), LOAD_BATCH):
-        await write(name, {key: rows[start : start + LOAD_BATCH], **fixed})
+def schema_statements() -> list[str]:
+    """The template's index statements, in order (the service builds one template per schema)."""
+    return [statement(name) for name in SCHEMA]
 
 
-async def _records(write: Write, records: list[dict[str, Any]]) -> None:
-    """Records, each IN its memory, one memory at a time (the list is ordered by memory)."""
-    for memory_id, group in groupby(records, key=lambda r: str(r["memory_id"])):
-        await _batched(write, "sandbox_load_records", list(group), memory_id=memory_id)
-
-
-async def _references(write: Write, references: list[Reference], stubs: set[str]) -> None:
-    inner = [_edge(r) for r in references if r.target not in stubs]
-    await _batched(write, "sandbox_link_references", inner)
-    await _batched(write, "sandbox_link_stubs", [_edge(r) for r in references if r.target in stubs])
-
-
-async def write_copy(write: Write, projection: Projection) -> None:
-    """The whole copy, into an empty sandbox."""
-    await _batched(write, "sandbox_load_memories", projection.memories)
-    await _batched(write, "sandbox_link_memories", _tree(projection))
-    await _records(write, projection.records)
-    await _batched(write, "sandbox_load_stubs", projection.stubs, key="ids")
-    await _references(write, projection.references, set(projection.stubs))
-
-
-@dataclass
-class Difference:
-    """What turns the held copy into the newer one."""
-
-    removed: list[str] = field(default_factory=list)
-    changed: list[dict[str, Any]] = field(default_factory=list)
-    added: list[dict[str, Any]] = field(default_factory=list)
-    relinked: list[str] = field(default_factory=list)
-    references: list[Reference] = field(default_factory=list)
-    stubs_added: list[str] = field(default_factory=list)
-    stubs_removed: list[str] = field(default_factory=list)
-    memories: list[dict[str, Any]] = field(default_factory=list)
-    tree_changed: bool = False
-
-
-def difference(held: Projection, new: Projection) -> Difference | None:
-    """The difference, or None when a reload is the better way (other memories, or most records)."""
-    if [m["id"] for m in held.memories] != [m["id"] for m in new.memories]:
-        return None
-    old = {r["id"]: r for r in held.records}
-    now = {r["id"]: r for r in new.records}
-    diff = Difference(
-        removed=sorted(old.keys() - now.keys()),
-        changed=[r for r in new.records if r["id"] in old and old[r["id"]] != r],
-        added=[r for r in new.records if r["id"] not in old],
+def steps(projection: Projection) -> list[Step]:
+    """The whole load as statements with params: the query collector off, the copy, words indexed."""
+    found: list[Step] = [(statement("sandbox_collector_stop"), {})]
+    found += _batched("sandbox_load_memories", projection.memories)
+    found += _batched("sandbox_link_memories", _tree(projection))
+    for memory_id, group in groupby(projection.records, key=lambda r: str(r["memory_id"])):
+        # Records, each IN its memory, one memory at a time (the list is ordered by memory).
+        found += _batched("sandbox_load_records", list(group), memory_id=memory_id)
+    found += _batched("sandbox_load_stubs", projection.stubs, key="ids")
+    stubs = set(projection.stubs)
+    found += _batched(
+        "sandbox_link_references", [_edge(r) for r in projection.references if r.target not in stubs]
     )
-    if len(diff.removed) + len(diff.changed) + len(diff.added) > DIFFERENCE_SHARE * max(len(now), 1):
-        return None
-    before, after = _by_source(held.references), _by_source(new.references)
-    diff.relinked = sorted(s for s in old.keys() & now.keys() if before.get(s, []) != after.get(s, []))
-    rewritten = set(diff.relinked) | {r["id"] for r in diff.added}
-    diff.references = [r for r in new.references if r.source in rewritten]
-    diff.stubs_added = sorted(set(new.stubs) - set(held.stubs))
-    diff.stubs_removed = sorted(set(held.stubs) - set(new.stubs))
-    diff.memories = [m for m, was in zip(new.memories, held.memories, strict=True) if m != was]
-    diff.tree_changed = _tree(new) != _tree(held)
-    return diff
-
-
-async def write_difference(write: Write, diff: Difference, new: Projection) -> None:
-    """Applies a difference: deletions first, then changes, additions, stubs and references."""
-    await _batched(write, "sandbox_delete_records", diff.removed, key="ids")
-    await _batched(write, "sandbox_update_records", diff.changed)
-    await _records(write, diff.added)
-    await _batched(write, "sandbox_load_stubs", diff.stubs_added, key="ids")
-    await _batched(write, "sandbox_unlink_references", diff.relinked, key="ids")
-    await _references(write, diff.references, set(new.stubs))
-    await _batched(write, "sandbox_delete_stubs", diff.stubs_removed, key="ids")
-    await _batched(write, "sandbox_update_memories", diff.memories)
-    if diff.tree_changed:
-        await write("sandbox_unlink_memories", {})
-        await _batched(write, "sandbox_link_memories", _tree(new))
-
-
-def _by_source(references: list[Reference]) -> dict[str, list[Reference]]:
-    found: dict[str, list[Reference]] = {}
-    for ref in references:
-        found.setdefault(ref.source, []).append(ref)
+    found += _batched("sandbox_link_stubs", [_edge(r) for r in projection.references if r.target in stubs])
+    found.append((statement("sandbox_words_refresh"), {}))
     return found
+
+
+def _batched(name: str, rows: list[Any], key: str = "rows", **fixed: Any) -> list[Step]:
+    text = statement(name)
+    return [
+        (text, {key: rows[start : start + LOAD_BATCH], **fixed}) for start in range(0, len(rows), LOAD_BATCH)
+    ]
 
 
 def _tree(projection: Projection) -> list[dict[str, Any]]:
