@@ -53,6 +53,9 @@ public final class SandboxMain {
     }
 
     public static void main(String[] args) throws Exception {
+        // Answers leave at once: without it, a response written in two segments waits for the
+        // client's delayed ACK (~40 ms on Linux), which doubled a repeated query's latency.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
         Limits limits = Limits.fromEnvironment(System.getenv());
         Path work = Files.createTempDirectory(
                 Path.of(System.getenv().getOrDefault("UHP_SANDBOX_WORK_DIR", System.getProperty("java.io.tmpdir"))),
