@@ -198,9 +198,9 @@ def main(argv: list[str] | None = None) -> int:
 
         return local_server.main(argv[1:])
     if argv[:1] == ["sandbox"]:
-        from provider.store import sandbox_service
+        from provider.sandbox import process as sandbox_process
 
-        return sandbox_service.main(argv[1:])
+        return sandbox_process.main(argv[1:])
     if argv[:1] == ["query"]:
         from provider import cli_query
 

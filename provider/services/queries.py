@@ -18,6 +18,9 @@ from provider import access, ids, metrics
 from provider.config import Settings
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError
 from provider.models import Caller, ReadRecord, RecallAnswer, Writer
+from provider.sandbox import process as sandbox_process
+from provider.sandbox.client import SandboxResult
+from provider.sandbox.pool import SandboxPool
 from provider.services import params_schema
 from provider.services.named_queries import (
     LANGUAGE,
@@ -31,14 +34,11 @@ from provider.services.named_queries import (
 from provider.services.query_fence import written_by
 from provider.services.query_gate import StatementRefused, check_plan, check_statement
 from provider.services.references import ReferenceResolver
-from provider.services.sandbox_pool import SandboxPool
 from provider.services.tree import TreeService
-from provider.store import sandbox_service
 from provider.store.driver import Neo4jStore
 from provider.store.named_queries import Neo4jNamedQueryStore
 from provider.store.projection import Neo4jProjectionStore
 from provider.store.recall import Neo4jRecallStore
-from provider.store.sandbox_client import SandboxResult
 
 log = logging.getLogger("provider.queries")
 VETTED = 1024  # statement texts whose EXPLAIN passed the plan check, most recent kept
@@ -113,7 +113,7 @@ class QueryService:
                 settings.cache_dir,
                 url=settings.query_sandbox_url,
                 token=settings.query_sandbox_token.get_secret_value(),
-                limits=sandbox_service.Limits(
+                limits=sandbox_process.Limits(
                     memory_mb=settings.query_sandbox_memory_mb,
                     scope_mb=settings.query_sandbox_scope_mb,
                     scope_statements=settings.query_sandbox_scope_statements,
@@ -139,7 +139,7 @@ class QueryService:
 
     def start(self) -> None:
         """Drops the pool where no sandbox can run (no JDK); on prestart, warms it and the schema checks."""
-        if self.pool is not None and self.pool.url is None and not sandbox_service.runnable():
+        if self.pool is not None and self.pool.url is None and not sandbox_process.runnable():
             log.warning("no sandbox URL and no JDK to start one: queries are not run or declared")
             self.pool = None
         if self.pool is not None and self.prestart:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from provider.models import Writer
-from provider.services.sandbox_pool import Sandbox
+from provider.sandbox.pool import Sandbox
 from provider.store.catalogue import statement
 
 Record = dict[str, Any]

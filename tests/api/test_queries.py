@@ -29,11 +29,11 @@ from provider import cli_query
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder
-from provider.services.sandbox_pool import SandboxPool, copy_key
+from provider.sandbox.load import warm_up_projection
+from provider.sandbox.pool import SandboxPool, copy_key
+from provider.sandbox.process import Limits, LocalSandbox
 from provider.store import local_server
 from provider.store.projection import Projection
-from provider.store.sandbox_copy import warm_up_projection
-from provider.store.sandbox_service import Limits, LocalSandbox
 from tests.api.lifecycle_support import erase
 from tests.api.records_support import Lab, Reply, assert_error, ok, validate
 from tests.conftest import Admin, Member

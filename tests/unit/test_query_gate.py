@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from provider.errors import MemoryInvalidError, UnavailableError
+from provider.sandbox.client import Plan
+from provider.sandbox.failures import sandbox_error
 from provider.services.query_gate import StatementRefused, check_plan, check_statement, tokens
-from provider.store.sandbox_client import Plan
-from provider.store.sandbox_values import sandbox_error
 
 ALLOWED = [
     "MATCH (r:Record) RETURN r",

@@ -5,7 +5,7 @@ httpx2 is the runtime's HTTP client already (the MCP SDK's); httpx stays a test 
 The service holds scopes' copies, each under a key the API chose (a digest of scope and data
 version); the API reads a copy from the main database and sends it as a list of load steps, so the
 sandbox never holds a credential of the main database. Rows come back as plain JSON, failures as a
-Neo4j code and GQL status that sandbox_values turns into a fixed sentence.
+Neo4j code and GQL status that sandbox.failures turns into a fixed sentence.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import httpx2
 
 from provider.errors import MemoryInvalidError, UnavailableError
-from provider.store.sandbox_values import sandbox_error
+from provider.sandbox.failures import sandbox_error
 
 Step = tuple[str, dict[str, Any]]
 # How long past a statement's own limit the client waits: the service answers at limit + its grace.

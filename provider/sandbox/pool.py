@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from provider.errors import UnavailableError
-from provider.store import local_server, sandbox_copy, sandbox_service
+from provider.sandbox import load as sandbox_load
+from provider.sandbox import process as sandbox_process
+from provider.sandbox.client import Plan, SandboxClient, SandboxResult, ScopeGoneError
+from provider.store import local_server
 from provider.store.projection import Projection
-from provider.store.sandbox_client import Plan, SandboxClient, SandboxResult, ScopeGoneError
 
 Scope = tuple[str, ...]
 Version = tuple[int, ...]
@@ -76,15 +78,15 @@ class SandboxPool:
         *,
         url: str | None = None,
         token: str | None = None,
-        limits: sandbox_service.Limits | None = None,
+        limits: sandbox_process.Limits | None = None,
     ):
         self.root = root
         self.cache = cache
         self.url, self.token = url, token
-        self.limits = limits or sandbox_service.Limits()
+        self.limits = limits or sandbox_process.Limits()
         self.stats = PoolStats()
         self.known: set[str] = set()
-        self._local: sandbox_service.LocalSandbox | None = None
+        self._local: sandbox_process.LocalSandbox | None = None
         self._client: SandboxClient | None = None
         self._starting = asyncio.Lock()
         self.failing: str | None = None  # set while the service cannot be reached or started
@@ -103,10 +105,10 @@ class SandboxPool:
                 self.stats.starts += 1
         return self._client
 
-    def _start_local(self) -> sandbox_service.LocalSandbox:
+    def _start_local(self) -> sandbox_process.LocalSandbox:
         try:
-            return sandbox_service.start(self.cache, self.limits, self.root)
-        except (sandbox_service.SandboxServiceError, local_server.LocalNeo4jError) as e:
+            return sandbox_process.start(self.cache, self.limits, self.root)
+        except (sandbox_process.SandboxServiceError, local_server.LocalNeo4jError) as e:
             raise UnavailableError("The query sandbox could not be started.") from e
 
     async def warm(self) -> None:
@@ -114,9 +116,9 @@ class SandboxPool:
         client = await self.client()
         key = "warm-up"
         await client.put(
-            key, sandbox_copy.schema_statements(), sandbox_copy.steps(sandbox_copy.warm_up_projection())
+            key, sandbox_load.schema_statements(), sandbox_load.steps(sandbox_load.warm_up_projection())
         )
-        for text in sandbox_copy.WARM_UP_READS:
+        for text in sandbox_load.WARM_UP_READS:
             await client.explain(key, text, {"value": 1}, 10_000)
             await client.run(key, text, {"value": 1}, timeout_ms=10_000, row_cap=10)
         await client.delete(key)
@@ -181,7 +183,7 @@ class SandboxPool:
         """Reads the copy from the main database and sends it to the service under `key`."""
         client = await self.client()
         projection = await load()
-        await client.put(key, sandbox_copy.schema_statements(), sandbox_copy.steps(projection))
+        await client.put(key, sandbox_load.schema_statements(), sandbox_load.steps(projection))
         self.known.add(key)
         self.stats.loads += 1
 
