@@ -56,15 +56,14 @@ def recalled(stack: Stack, key: str, memory: str, record: str) -> None:
 
 
 def declares_free_queries(stack: Stack, key: str) -> bool:
-    """Whether the capability document offers free Cypher: only then is a query's answer asked for."""
+    """Whether the capability document offers free Cypher (compose runs the query sandbox, so it must)."""
     document = stack.call("GET", "/v1/memories/providers", key)
     return any("free" in (entry.get("queries") or {}) for entry in document["data"])
 
 
 def counted(stack: Stack, key: str, memory: str) -> None:
     if not declares_free_queries(stack, key):
-        print("smoke: this deployment declares no free Cypher (no query sandbox): not asked", flush=True)
-        return
+        raise SystemExit("smoke: the deployment declares no free Cypher: is the query sandbox up?")
     started = time.perf_counter()
     statement = "MATCH (r:Record {status: 'active'}) RETURN count(r) AS n"
     answer = stack.call("POST", f"/v1/memories/{memory}/query", key, {"statement": statement})

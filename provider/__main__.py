@@ -156,6 +156,9 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "query", help="run Cypher in a memory's query sandbox (UHP_URL, UHP_API_KEY)", add_help=False
     )
+    commands.add_parser(
+        "sandbox", help="run the query sandbox service (UHP_SANDBOX_TOKEN, UHP_SANDBOX_*)", add_help=False
+    )
     commands.add_parser("mcp", help="serve the memory tools over stdio as the member of UHP_API_KEY")
     commands.add_parser("explorer-assets", help="fetch the explorer's graph script (pinned)")
     commands.add_parser("prepare", help="build the model's ONNX graph and fetch the explorer's script, once")
@@ -194,6 +197,10 @@ def main(argv: list[str] | None = None) -> int:
         from provider.store import local_server
 
         return local_server.main(argv[1:])
+    if argv[:1] == ["sandbox"]:
+        from provider.sandbox import process as sandbox_process
+
+        return sandbox_process.main(argv[1:])
     if argv[:1] == ["query"]:
         from provider import cli_query
 

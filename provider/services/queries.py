@@ -18,6 +18,9 @@ from provider import access, ids, metrics
 from provider.config import Settings
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError
 from provider.models import Caller, ReadRecord, RecallAnswer, Writer
+from provider.sandbox import process as sandbox_process
+from provider.sandbox.client import SandboxResult
+from provider.sandbox.pool import SandboxPool
 from provider.services import params_schema
 from provider.services.named_queries import (
     LANGUAGE,
@@ -31,14 +34,11 @@ from provider.services.named_queries import (
 from provider.services.query_fence import written_by
 from provider.services.query_gate import StatementRefused, check_plan, check_statement
 from provider.services.references import ReferenceResolver
-from provider.services.sandbox_pool import SandboxPool
 from provider.services.tree import TreeService
-from provider.store import sandbox_template
 from provider.store.driver import Neo4jStore
 from provider.store.named_queries import Neo4jNamedQueryStore
 from provider.store.projection import Neo4jProjectionStore
 from provider.store.recall import Neo4jRecallStore
-from provider.store.sandbox import SandboxResult, SandboxStuckError
 
 log = logging.getLogger("provider.queries")
 VETTED = 1024  # statement texts whose EXPLAIN passed the plan check, most recent kept
@@ -111,10 +111,13 @@ class QueryService:
             pool = SandboxPool(
                 settings.query_sandbox_dir,
                 settings.cache_dir,
-                size=settings.query_sandboxes,
-                heap=settings.query_sandbox_heap,
-                pagecache=settings.query_sandbox_pagecache,
-                recycle=settings.query_sandbox_recycle,
+                url=settings.query_sandbox_url,
+                token=settings.query_sandbox_token.get_secret_value(),
+                limits=sandbox_process.Limits(
+                    memory_mb=settings.query_sandbox_memory_mb,
+                    scope_mb=settings.query_sandbox_scope_mb,
+                    scope_statements=settings.query_sandbox_scope_statements,
+                ),
             )
         limits = QueryLimits(
             timeout_ms=settings.query_timeout_ms,
@@ -136,8 +139,8 @@ class QueryService:
 
     def start(self) -> None:
         """Drops the pool where no sandbox can run (no JDK); on prestart, warms it and the schema checks."""
-        if self.pool is not None and not sandbox_template.runnable():
-            log.warning("no JDK (or no Neo4j jars and no Maven): queries are not run or declared")
+        if self.pool is not None and self.pool.url is None and not sandbox_process.runnable():
+            log.warning("no sandbox URL and no JDK to start one: queries are not run or declared")
             self.pool = None
         if self.pool is not None and self.prestart:
             self.pool.warm_in_background()
@@ -254,27 +257,22 @@ class QueryService:
         assert self.pool is not None
         limits = self.limits
         leased_at = time.perf_counter()
-        try:
-            async with self.pool.lease(
-                tuple(scope), version, lambda: self.projections.read(scope)
-            ) as sandbox:
-                metrics.SANDBOX_SECONDS.labels(phase="lease").observe(time.perf_counter() - leased_at)
-                if self.gate and statement not in self._vetted:
-                    try:
-                        check_plan(await sandbox.explain(statement, params, limits.timeout_ms))
-                    except StatementRefused as e:
-                        raise _refusal(e) from e
-                    self._vet(statement)
-                with metrics.timed(metrics.SANDBOX_SECONDS, phase="run"):
-                    result = await sandbox.run(
-                        statement, params, timeout_ms=limits.timeout_ms, row_cap=limits.row_cap
-                    )
-                if result.record_ids:
-                    return result, []
-                # Within the same lease: the writers come from the very copy the rows came from.
-                return result, await written_by(sandbox, result.rows, limits.timeout_ms)
-        except SandboxStuckError:
-            return SandboxResult(columns=[], timed_out=True), []
+        async with self.pool.lease(tuple(scope), version, lambda: self.projections.read(scope)) as sandbox:
+            metrics.SANDBOX_SECONDS.labels(phase="lease").observe(time.perf_counter() - leased_at)
+            if self.gate and statement not in self._vetted:
+                try:
+                    check_plan(await sandbox.explain(statement, params, limits.timeout_ms))
+                except StatementRefused as e:
+                    raise _refusal(e) from e
+                self._vet(statement)
+            with metrics.timed(metrics.SANDBOX_SECONDS, phase="run"):
+                result = await sandbox.run(
+                    statement, params, timeout_ms=limits.timeout_ms, row_cap=limits.row_cap
+                )
+            if result.record_ids or result.timed_out:
+                return result, []
+            # Within the same lease: the writers come from the very copy the rows came from.
+            return result, await written_by(sandbox, result.rows, limits.timeout_ms)
 
     def _vet(self, statement: str) -> None:
         """Remembers a text whose plan passed the check.

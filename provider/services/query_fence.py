@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from provider.models import Writer
+from provider.sandbox.pool import Sandbox
 from provider.store.catalogue import statement
-from provider.store.sandbox import SandboxServer
 
 Record = dict[str, Any]
 
@@ -80,9 +80,7 @@ def row_writers(row: list[Any], records: dict[str, Record]) -> list[Writer]:
     return list(found)
 
 
-async def written_by(
-    sandbox: SandboxServer, rows: list[list[Any]], timeout_ms: int
-) -> list[list[Writer]] | None:
+async def written_by(sandbox: Sandbox, rows: list[list[Any]], timeout_ms: int) -> list[list[Writer]] | None:
     """Per row, who wrote its records, read from the copy the rows came from; None when that timed out."""
     wanted = claimed_ids(rows)
     if not wanted:

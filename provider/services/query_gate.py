@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from provider.store.sandbox import Plan
+from provider.sandbox.client import Plan
 
 ALLOWED_PROCEDURES = frozenset({"db.index.fulltext.queryNodes"})
 # Namespaced built-in functions callers may use; db.*, dbms.*, graph.* and the rest are refused.

@@ -36,8 +36,6 @@ USER = "neo4j"
 READY_TIMEOUT = 90.0
 FETCH_TIMEOUT = 1800.0
 MAIN_CLASS = "org.neo4j.server.CommunityEntryPoint"
-# Main classes of ours that run the server in their JVM: a pid running one of them is a server too.
-_HOST_CLASSES = ("UhpSandboxHost",)
 ADMIN_CLASS = "org.neo4j.cli.AdminTool"
 # Pinned so a fetch does not depend on whichever plugin version Maven's metadata calls latest today.
 DEPENDENCY_GOAL = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies"
@@ -111,14 +109,6 @@ internal.server.bolt.connection_shutdown_wait_time=1s
 
 # Servers this process started: polling them reaps them, so an exited child never lingers as a zombie.
 _children: dict[int, subprocess.Popen[bytes]] = {}
-
-
-@dataclass(frozen=True)
-class Host:
-    """A main class of our own that runs the server in its JVM (the query sandbox's UhpSandboxHost)."""
-
-    classes: Path  # the directory holding the compiled class
-    main: str
 
 
 class LocalNeo4jError(RuntimeError):
@@ -231,15 +221,12 @@ def start(
     pagecache: str = "256m",
     settings: Mapping[str, str] | None = None,
     jvm_options: Sequence[str] = (),
-    host: Host | None = None,
 ) -> LocalServer:
     """Start the server kept in `home`, or return the one already running there once it answers.
 
     A running server keeps its port; `port` (default: the previous one if free, else any free one)
-    applies to a new start only, and so do `settings` (extra neo4j.conf lines, e.g. the query
-    sandbox's hardening; a key the template already sets is refused) and `jvm_options` (extra JVM
-    flags, e.g. the sandbox's C1-only JIT, which halves a short-lived server's warm-up); `host` runs
-    the server under another main class, one that takes commands on stdin (see `command`).
+    applies to a new start only, and so do `settings` (extra neo4j.conf lines; a key the template
+    already sets is refused) and `jvm_options` (extra JVM flags, -X only).
     """
     home = home.resolve()
     pid = _recorded_pid(home)
@@ -253,7 +240,7 @@ def start(
     _prepare_home(home, port, heap, pagecache, settings or {})
     _ensure_password(home, java, lib)
     log_from = len(_log_text(home, "neo4j.log"))
-    proc = _launch(home, java, lib, heap, jvm_options, host)
+    proc = _launch(home, java, lib, heap, jvm_options)
     try:
         return _await_ready(home, proc.pid, port=port, log_from=log_from)
     except LocalNeo4jError:
@@ -362,26 +349,19 @@ def _ensure_password(home: Path, java: str, lib: Path) -> None:
 
 
 def _launch(
-    home: Path, java: str, lib: Path, heap: str, extra: Sequence[str] = (), host: Host | None = None
+    home: Path, java: str, lib: Path, heap: str, extra: Sequence[str] = ()
 ) -> subprocess.Popen[bytes]:
-    """Run the server in its own session, so it outlives the command that started it, until stop().
-
-    Under a host, stdin is a pipe from this process: the host takes commands there, and stops when
-    this process is gone.
-    """
+    """Run the server in its own session, so it outlives the command that started it, until stop()."""
     # The launcher script turns the heap settings into -Xms/-Xmx; running java directly, we do.
     if any(not flag.startswith("-X") for flag in extra):
         raise LocalNeo4jError(f"JVM options must be -X flags, got {list(extra)!r}")
-    cmd = [java, f"-Xms{heap}", f"-Xmx{heap}", *_JVM_FLAGS, *extra, "-cp"]
-    if host is None:
-        cmd += [_classpath(lib), MAIN_CLASS, f"--home-dir={home}", f"--config-dir={home / 'conf'}"]
-    else:
-        cmd += [f"{_classpath(lib)}{os.pathsep}{host.classes}", host.main, str(home)]
+    cmd = [java, f"-Xms{heap}", f"-Xmx{heap}", *_JVM_FLAGS, *extra, "-cp", _classpath(lib), MAIN_CLASS]
+    cmd += [f"--home-dir={home}", f"--config-dir={home / 'conf'}"]
     # Truncated each launch: it holds what the JVM says before logging starts (a bad setting, a crash).
     with (home / "logs" / "console.log").open("wb") as console:
         proc = subprocess.Popen(
             cmd, cwd=home, env=_neo4j_env(home), stdout=console, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL if host is None else subprocess.PIPE, start_new_session=True,
+            stdin=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
     _children[proc.pid] = proc
     (home / "neo4j.pid").write_text(f"{proc.pid}\n")
@@ -438,37 +418,7 @@ def _alive(pid: int) -> bool:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
-    return any(name.encode() in cmdline for name in (MAIN_CLASS, *_HOST_CLASSES))
-
-
-def command(home: Path, word: str, *, answer: str, timeout: float) -> None:
-    """Sends a command to the host this process started in `home`, then waits for its answer line."""
-    home = home.resolve()
-    pid = _read_pid(home)
-    child = _children.get(pid) if pid is not None else None
-    if child is None or child.stdin is None or child.stdin.closed or child.poll() is not None:
-        raise LocalNeo4jError(f"no host started by this process runs in {home}")
-    marker = f"uhp-sandbox-host: {answer}"
-    log_from = len(_log_text(home, "console.log"))
-    try:
-        child.stdin.write(f"{word}\n".encode())
-        child.stdin.flush()
-    except (OSError, ValueError) as e:
-        raise LocalNeo4jError(f"the host in {home} does not take commands: {e}") from e
-    deadline = time.monotonic() + timeout
-    while marker not in _log_text(home, "console.log")[log_from:]:
-        if child.poll() is not None or time.monotonic() > deadline:
-            raise LocalNeo4jError(f"the host in {home} did not answer {word!r}")
-        time.sleep(0.02)
-
-
-def probe(home: Path) -> LocalServer:
-    """Waits until the server running in `home` answers on Bolt (after a host started it again)."""
-    home = home.resolve()
-    pid = _read_pid(home)
-    if pid is None:
-        raise LocalNeo4jError(f"no server runs in {home}")
-    return _await_ready(home, pid, port=_recorded_port(home), log_from=None)
+    return MAIN_CLASS.encode() in cmdline
 
 
 def _wait_gone(pid: int, timeout: float) -> bool:

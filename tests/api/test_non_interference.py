@@ -42,9 +42,9 @@ from provider.models import Caller, RecallAnswer, RecordVersion, Writer
 from provider.protocol.errors import envelope
 from provider.protocol.queries import rows_json
 from provider.protocol.recall import recall_json
+from provider.sandbox.pool import SandboxPool
 from provider.services.queries import FreeQuery, QueryLimits, QueryService
 from provider.services.references import ReferenceResolver
-from provider.services.sandbox_pool import SandboxPool
 from provider.services.tree import TreeService
 from provider.store.driver import Neo4jStore
 from provider.store.grants import Neo4jGrantStore
@@ -340,7 +340,7 @@ async def run_both(settings: Settings) -> Run:
     store = Neo4jStore.connect(
         settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(), "neo4j"
     )
-    pool = SandboxPool(None, settings.cache_dir, size=1, heap="256m", pagecache="64m")
+    pool = SandboxPool(None, settings.cache_dir)
     tree = TreeService(Neo4jMemoryStore(store), "neo4j")
     stores = (Neo4jProjectionStore(store), Neo4jNamedQueryStore(store), Neo4jRecallStore(store))
     references = ReferenceResolver(tree, Neo4jRecordStore(store))

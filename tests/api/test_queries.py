@@ -1,6 +1,6 @@
 """Named and free Cypher queries over HTTP, run in a real query sandbox against the real Neo4j.
 
-One memory tree serves the module (each new scope costs the sandbox a pristine restart):
+One memory tree serves the module (each new scope version costs the sandbox a new database):
 
     root (alice; bob may read)          records: acme fact, beta note, a fact naming carol's record
     ├── child                           records: child fact
@@ -10,13 +10,17 @@ One memory tree serves the module (each new scope costs the sandbox a pristine r
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from neo4j import GraphDatabase
@@ -25,7 +29,11 @@ from provider import cli_query
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder
-from provider.store import local_server, sandbox_template
+from provider.sandbox.load import warm_up_projection
+from provider.sandbox.pool import SandboxPool, copy_key
+from provider.sandbox.process import Limits, LocalSandbox
+from provider.store import local_server
+from provider.store.projection import Projection
 from tests.api.lifecycle_support import erase
 from tests.api.records_support import Lab, Reply, assert_error, ok, validate
 from tests.conftest import Admin, Member
@@ -68,8 +76,8 @@ class World:
 
 @pytest.fixture(scope="module")
 def query_client(settings: Settings, embedder: Embedder) -> Iterator[TestClient]:
-    """An app of its own with two sandboxes, so alice's and bob's scopes stay warm side by side."""
-    tuned = settings.model_copy(update={"query_sandboxes": 2})
+    """An app of its own, with a sandbox service of its own (no UHP_QUERY_SANDBOX_URL in tests)."""
+    tuned = settings.model_copy(update={"query_sandbox_url": None})
     with TestClient(create_app(tuned, embedder=embedder)) as client:
         yield client
 
@@ -131,6 +139,24 @@ def test_rows_answer_carries_columns_and_values(world: World) -> None:
         ["names carol", None],
     ]
     assert answer["degraded"] == []
+
+
+def test_values_leave_as_plain_json(world: World) -> None:
+    """Times as ISO strings (nanoseconds, numeric offsets), non-finite floats named, no internal ids."""
+    statement = (
+        "RETURN 0.0 / 0.0 AS nan, 1.0 / 0.0 AS inf, -1.0 / 0.0 AS ninf, date('2026-01-02') AS d, "
+        "localtime('01:02:03.000000004') AS t, datetime('2026-01-02T03:04:05+02:00') AS dt, "
+        "localdatetime('2026-01-02T03:04:05') AS ldt, duration('P1Y2M3DT4H5M6.000000007S') AS du, "
+        "duration('PT0S') AS zero, point({x: 1, y: 2}) AS p, {a: [1, 2.5, null, 'x']} AS m"
+    )
+    assert world.rows(world.alice, statement)["rows"] == [
+        [
+            "NaN", "Infinity", "-Infinity", "2026-01-02", "01:02:03.000000004",
+            "2026-01-02T03:04:05.000000000+02:00", "2026-01-02T03:04:05.000000000",
+            "P1Y2M3DT4H5M6.000000007S", "PT0S", {"srid": 7203, "coordinates": [1.0, 2.0]},
+            {"a": [1, 2.5, None, "x"]},
+        ]
+    ]  # fmt: skip
 
 
 def test_record_nodes_answer_in_the_shape_of_recall(world: World) -> None:
@@ -290,10 +316,13 @@ def test_repeated_questions_reuse_the_copy_and_writes_invalidate_it(world: World
     assert answer["rows"] == [["forgotten"]] and pool.stats.loads == loads + 2
 
 
-LINKS = "MATCH (r:Record {title: $t})-[e:REFERENCES]->(x) RETURN e.rel AS rel, coalesce(x.title, x.id) AS to"
+LINKS = (
+    "MATCH (r:Record {title: $t})-[e:REFERENCES]->(x) "
+    "RETURN e.rel AS rel, coalesce(x.title, x.id) AS to ORDER BY rel"
+)
 
 
-def test_a_newer_copy_is_written_by_difference(world: World) -> None:
+def test_a_newer_copy_holds_every_change(world: World) -> None:
     """Revisions, new references, erasures and renames all reach the held copy; nothing stale stays."""
     beta = world.records["beta"]["id"]
     temp = world.lab.remember(world.alice, world.child, type="fact", title="temp", content="temporary")
@@ -436,71 +465,107 @@ def test_named_queries_go_with_their_memory(world: World, neo4j_target: Neo4jTar
     assert left.records[0]["n"] == 0
 
 
-# -- the sandbox goes back to its template in place, survives what it cannot interrupt, can be off --------
+# -- the sandbox service: a new database per copy, several scopes at once, its own token and environment ---
 
 # Unordered on purpose: rows come in the store's order, so equal rows mean equal internal ids too.
 GRAPH = (
     "MATCH (r:Record)-[:IN]->(m:Memory) OPTIONAL MATCH (r)-[e:REFERENCES]->(t) "
     "RETURN r.id AS node, r.title AS title, m.id AS memory, e.rel AS rel, t.id AS to, labels(t) AS target"
 )
+SLOW = (
+    "MATCH (a), (b), (c), (d), (e), (f), (g), (h) WHERE a <> b AND c <> d AND e <> f AND g <> h "
+    "RETURN count(*) AS n"
+)
 
 
-def recycle(world: World) -> list[int]:
-    """Every sandbox back to the template; the pid each then runs in."""
-    pool = world.sandboxes()
+COUNT = "MATCH (r:Record) RETURN count(r) AS n"
+
+
+def recycle(world: World) -> None:
+    """Every copy the app's pool loaded dropped from the service."""
     assert world.client.portal is not None, "the app runs inside the TestClient's portal"
-    world.client.portal.call(pool.recycle_all)
-    pids = [local_server._read_pid(slot.server.home) for slot in pool.slots]
-    assert all(pid is not None for pid in pids), pids
-    return [pid for pid in pids if pid is not None]
+    world.client.portal.call(world.sandboxes().recycle_all)
 
 
-def test_a_sandbox_goes_back_to_the_template_in_its_own_process(world: World) -> None:
-    """A reset in place answers exactly as a new process does: the same store, the same order."""
-    pids = recycle(world)
-    first = world.rows(world.alice, GRAPH)["rows"]
-    assert recycle(world) == pids  # in place: the JVM stayed
-    in_place = world.rows(world.alice, GRAPH)["rows"]
-    assert in_place == first
-    assert {"acme", "beta", "names carol", "child fact", "cut secret"} <= {row[1] for row in first}
-    for slot in world.sandboxes().slots:
-        slot.broken = True  # as after a statement the server could not stop: a new process
-    renewed = recycle(world)
-    assert all(pid not in pids for pid in renewed)
-    assert world.rows(world.alice, GRAPH)["rows"] == in_place
+def local_service(world: World) -> LocalSandbox:
+    local = world.sandboxes()._local
+    assert local is not None, "with no UHP_QUERY_SANDBOX_URL the app starts its own service"
+    return cast(LocalSandbox, local)
 
 
-def test_without_a_host_a_sandbox_restarts_and_answers_alike(
-    world: World, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Where no javac compiles the host, Neo4j's own launcher runs and a reset is a new JVM."""
+def test_a_copy_loaded_again_answers_exactly_as_the_first(world: World) -> None:
+    """Each copy is a new database from the same template: the same store, the same order."""
     recycle(world)
-    hosted = world.rows(world.alice, GRAPH)["rows"]
-    monkeypatch.setattr(sandbox_template, "host", lambda cache: None)
-    pids = recycle(world)
-    assert all(slot.server.runner is None for slot in world.sandboxes().slots)
-    assert all(local_server.MAIN_CLASS.encode() in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in pids)
-    assert world.rows(world.alice, GRAPH)["rows"] == hosted
-    monkeypatch.undo()
-    assert recycle(world) != pids  # a host again, in a new process
-    assert all(slot.server.runner is not None for slot in world.sandboxes().slots)
+    first = world.rows(world.alice, GRAPH)["rows"]
+    loads = world.sandboxes().stats.loads
+    recycle(world)
+    assert world.rows(world.alice, GRAPH)["rows"] == first
+    assert world.sandboxes().stats.loads == loads + 1
+    assert {"acme", "beta", "names carol", "child fact", "cut secret"} <= {row[1] for row in first}
 
 
-def test_a_host_whose_owner_is_gone_stops_and_is_replaced(world: World) -> None:
-    """The host stops when its stdin closes (the service is gone); a reset then starts a new process."""
-    pids = recycle(world)
-    slot = world.sandboxes().slots[0]
-    child = local_server._children[pids[0]]
-    assert child.stdin is not None
-    child.stdin.close()
-    assert child.wait(timeout=60) == 0
-    renewed = recycle(world)
-    assert renewed[0] != pids[0] and local_server._alive(renewed[0])
-    assert slot.running and not slot.broken
-    assert world.rows(world.alice, "MATCH (m:Memory) RETURN count(m) AS n")["rows"] == [[3]]
+def test_two_scopes_are_held_at_once_and_a_slow_statement_holds_up_neither(world: World) -> None:
+    world.rows(world.alice, TITLES)
+    world.rows(world.bob, TITLES)
+    loads = world.sandboxes().stats.loads
+    with ThreadPoolExecutor(1) as pool:
+        slow = pool.submit(world.rows, world.alice, SLOW)
+        time.sleep(0.5)
+        started = time.perf_counter()
+        assert world.rows(world.bob, "RETURN 1 AS one")["rows"] == [[1]]
+        elapsed = time.perf_counter() - started
+        assert slow.result()["degraded"] == ["query:timeout_2000ms"]
+    assert elapsed < 1.0, elapsed
+    assert world.sandboxes().stats.loads == loads, "both copies stayed held"
 
 
-# -- the sandbox survives what it cannot interrupt, and can be switched off -------------------------------
+def test_the_service_holds_no_secret_of_the_main_service(world: World, settings: Settings) -> None:
+    local = local_service(world)
+    environ = Path(f"/proc/{local.process.pid}/environ").read_bytes()
+    names = {entry.split(b"=", 1)[0].decode() for entry in environ.split(b"\0") if entry}
+    assert names <= {"PATH", "LANG", "LC_ALL", "TZ"} | {n for n in names if n.startswith("UHP_SANDBOX_")}
+    cmdline = Path(f"/proc/{local.process.pid}/cmdline").read_bytes()
+    for secret in (settings.neo4j_password.get_secret_value(), settings.admin_key.get_secret_value()):
+        assert secret and secret.encode() not in environ + cmdline
+    assert local.token.encode() in environ, "its own token, made for it"
+
+
+def test_the_service_answers_only_its_token(world: World) -> None:
+    local = local_service(world)
+    assert httpx.get(f"{local.url}/health").status_code == 401
+    wrong = {"Authorization": "Bearer " + secrets.token_urlsafe(32)}
+    assert httpx.get(f"{local.url}/health", headers=wrong).status_code == 401
+    health = httpx.get(f"{local.url}/health", headers={"Authorization": f"Bearer {local.token}"}).json()
+    assert health["neo4j"] == local_server.NEO4J_VERSION
+    # Six shares of 160 MB in 1024: one for the service, one for a standby database, four copies.
+    assert health["scopes_max"] == 4 and health["standby"] and health["scopes"] >= 1
+
+
+def test_past_its_memory_the_service_drops_the_least_recently_used_copy(settings: Settings) -> None:
+    """Declared 320 MB at 160 MB a scope holds one copy; a lease on a dropped one loads it again."""
+
+    async def main() -> tuple[int, list[bool], list[list[Any]]]:
+        pool = SandboxPool(None, settings.cache_dir, limits=Limits(memory_mb=320, scope_mb=160))
+        try:
+            client = await pool.client()
+            held = (await client.health())["scopes_max"]
+            for scope in (("one",), ("two",)):
+                async with pool.lease(scope, (1,), lambda: fake(5)):
+                    pass
+            present = [await client.holds(copy_key(s, (1,))) for s in (("one",), ("two",))]
+            async with pool.lease(("one",), (1,), lambda: fake(5)) as sandbox:
+                counted = await sandbox.run(
+                    "MATCH (r:Record) RETURN count(r) AS n", {}, timeout_ms=2000, row_cap=1
+                )
+            return held, present, counted.rows
+        finally:
+            await pool.close()
+
+    async def fake(records: int) -> Projection:
+        return warm_up_projection(records)
+
+    held, present, rows = asyncio.run(main())
+    assert held == 1 and present == [False, True] and rows == [[5]]
 
 
 def test_a_statement_the_server_cannot_interrupt_costs_the_sandbox_not_the_service(world: World) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+import statistics
 import threading
 import time
 from collections.abc import Iterator
@@ -125,7 +126,10 @@ def test_checks_at_their_limit_delay_no_other_caller(lab: Lab, alice: Member, bo
         assert ok(listed)["data"] == []
         latencies.append(seconds)
     assert statuses == [422] * 4
-    assert len(latencies) >= 3 and max(latencies) < 0.25, latencies
+    # A check in a thread would hold the GIL for its whole one-second budget; half of it leaves room for
+    # a busy machine (the sandbox service's background start shares the two cores), the median none.
+    assert len(latencies) >= 3 and max(latencies) < 0.5, latencies
+    assert statistics.median(latencies) < 0.1, latencies
 
 
 def test_work_the_library_would_do_pair_by_pair_is_linear(lab: Lab, alice: Member) -> None:

@@ -82,6 +82,31 @@ def test_secrets_are_required_not_defaulted(compose: dict[str, Any]) -> None:
     assert neo4j["NEO4J_AUTH"].startswith("neo4j/${NEO4J_PASSWORD:?")
     assert provider["NEO4J_PASSWORD"].startswith("${NEO4J_PASSWORD:?")
     assert provider["UHP_ADMIN_KEY"].startswith("${UHP_ADMIN_KEY:?")
+    assert provider["UHP_QUERY_SANDBOX_TOKEN"].startswith("${UHP_SANDBOX_TOKEN:?")
+    assert _env(compose["services"]["sandbox"])["UHP_SANDBOX_TOKEN"].startswith("${UHP_SANDBOX_TOKEN:?")
+
+
+def test_the_sandbox_holds_no_secret_of_the_service_and_reaches_only_the_provider(
+    compose: dict[str, Any],
+) -> None:
+    """The query sandbox runs callers' Cypher: it must not hold our credentials nor reach Neo4j."""
+    sandbox = compose["services"]["sandbox"]
+    env = _env(sandbox)
+    assert not {"NEO4J_PASSWORD", "UHP_ADMIN_KEY", "NEO4J_AUTH", "NEO4J_URI"} & set(env)
+    assert all("NEO4J_PASSWORD" not in v and "UHP_ADMIN_KEY" not in v for v in env.values())
+    assert sandbox["networks"] == ["sandbox"]
+    assert compose["networks"]["sandbox"]["internal"] is True
+    assert "sandbox" in compose["services"]["provider"]["networks"]
+    assert "sandbox" not in compose["services"]["neo4j"].get("networks", ["default"])
+    assert "ports" not in sandbox, "nothing outside the stack calls the sandbox"
+    assert "/health" in " ".join(sandbox["healthcheck"]["test"])
+
+
+def test_provider_calls_the_sandbox_service_once_it_is_healthy(compose: dict[str, Any]) -> None:
+    provider = compose["services"]["provider"]
+    assert provider["depends_on"]["sandbox"]["condition"] == "service_healthy"
+    assert _env(provider)["UHP_QUERY_SANDBOX_URL"] == "http://sandbox:7688"
+    assert compose["services"]["sandbox"]["build"]["dockerfile"] == "sandbox/Dockerfile"
 
 
 def test_neo4j_container_gets_no_variable_it_would_misread(compose: dict[str, Any]) -> None:

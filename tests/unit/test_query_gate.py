@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from provider.errors import MemoryInvalidError, UnavailableError
+from provider.sandbox.client import Plan
+from provider.sandbox.failures import sandbox_error
 from provider.services.query_gate import StatementRefused, check_plan, check_statement, tokens
-from provider.store.sandbox import Plan
-from provider.store.sandbox_values import plain, sandbox_error
 
 ALLOWED = [
     "MATCH (r:Record) RETURN r",
@@ -121,13 +121,3 @@ def test_sandbox_errors_keep_a_fixed_message_and_drop_the_database_text() -> Non
     memory = sandbox_error("Neo.TransientError.General.MemoryPoolOutOfMemoryError", "50N42")
     assert memory.detail == {"cause": "memory"}
     assert isinstance(sandbox_error("Neo.DatabaseError.General.UnknownError", None), UnavailableError)
-
-
-def test_values_leave_as_json() -> None:
-    assert plain([float("nan"), float("inf"), -float("inf"), b"\x00\x01", {"a": (1, 2)}]) == [
-        "NaN",
-        "Infinity",
-        "-Infinity",
-        "AAE=",
-        {"a": [1, 2]},
-    ]

@@ -1,4 +1,4 @@
-"""What leaves a query sandbox: plain JSON values, and errors reduced to a fixed cause and message.
+"""What of a query sandbox's failure reaches a caller: a fixed cause and message, never the database's text.
 
 A Neo4j error message can quote data (a value that failed to convert, a property that was missing),
 so a sandbox error is never passed on as the database wrote it: its code picks one of a few fixed
@@ -6,14 +6,6 @@ messages below, and nothing else of it leaves the store.
 """
 
 from __future__ import annotations
-
-import base64
-import math
-from typing import Any
-
-from neo4j.graph import Node, Path, Relationship
-from neo4j.spatial import Point
-from neo4j.time import Date, DateTime, Duration, Time
 
 from provider.errors import MemoryInvalidError, ProviderError, UnavailableError
 
@@ -49,6 +41,8 @@ CAUSES: dict[str, tuple[str, str]] = {
         "The statement used a node that no longer exists.",
     ),
     "Neo.ClientError.Statement.AccessMode": ("write", "The statement writes; queries only read."),
+    # What an embedded READ transaction answers to a write (a Bolt READ session says AccessMode).
+    "Neo.ClientError.Security.Forbidden": ("write", "The statement writes; queries only read."),
     "Neo.ClientError.Statement.ExternalResourceFailed": (
         "external",
         "Queries may not read external resources.",
@@ -107,51 +101,3 @@ def _cause(code: str, gql_status: str) -> tuple[str, str]:
 def is_timeout(code: str | None) -> bool:
     """Whether the code says the transaction was cut by its time limit."""
     return (code or "") in TIMEOUT_CODES
-
-
-def plain(value: Any) -> Any:
-    """A value as JSON carries it: graph values as maps (no internal ids), times as ISO strings."""
-    if isinstance(value, Node | Relationship | Path):
-        return _graph(value)
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    return _scalar(value)
-
-
-def _graph(value: Node | Relationship | Path) -> dict[str, Any]:
-    if isinstance(value, Node):
-        return {"labels": sorted(value.labels), "properties": _properties(value)}
-    if isinstance(value, Relationship):
-        return {"type": value.type, "properties": _properties(value)}
-    return {
-        "nodes": [_graph(n) for n in value.nodes],
-        "relationships": [_graph(r) for r in value.relationships],
-    }
-
-
-def _scalar(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, Date | DateTime | Time):
-        return value.iso_format()
-    if isinstance(value, Duration):
-        return str(value)
-    if isinstance(value, Point):
-        return {"srid": value.srid, "coordinates": [plain(c) for c in value]}
-    if isinstance(value, bytes | bytearray):
-        return base64.b64encode(bytes(value)).decode()
-    return value
-
-
-def _properties(entity: Node | Relationship) -> dict[str, Any]:
-    # Sorted: the order Neo4j stores properties in follows the copy's history, not its content.
-    return {key: plain(entity[key]) for key in sorted(entity.keys())}
-
-
-def record_id(value: Any) -> str | None:
-    """The record id when the value is a Record node of the copy, else None."""
-    if isinstance(value, Node) and "Record" in value.labels and isinstance(value.get("id"), str):
-        return str(value["id"])
-    return None

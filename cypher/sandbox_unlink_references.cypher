@@ -1,7 +1,0 @@
-// Query sandbox only: drops the references of records whose references changed (they are linked
-// again right after from the newer copy).
-// Parameters: $ids (list of record ids). Columns: none.
-// Scope: runs on a query sandbox, never on the main database.
-UNWIND $ids AS id
-MATCH (:Record {id: id})-[e:REFERENCES]->()
-DELETE e

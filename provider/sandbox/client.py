@@ -1,0 +1,135 @@
+"""The API's side of the query sandbox protocol: HTTP to the sandbox service, with its own token.
+
+httpx2 is the runtime's HTTP client already (the MCP SDK's); httpx stays a test dependency.
+
+The service holds scopes' copies, each under a key the API chose (a digest of scope and data
+version); the API reads a copy from the main database and sends it as a list of load steps, so the
+sandbox never holds a credential of the main database. Rows come back as plain JSON, failures as a
+Neo4j code and GQL status that sandbox.failures turns into a fixed sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+
+from provider.errors import MemoryInvalidError, UnavailableError
+from provider.sandbox.failures import sandbox_error
+
+Step = tuple[str, dict[str, Any]]
+# How long past a statement's own limit the client waits: the service answers at limit + its grace.
+GRACE_SECONDS = 5.0
+LOAD_SECONDS = 600.0
+
+
+class ScopeGoneError(Exception):
+    """The service does not hold the key (evicted, or never loaded): load it again."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What EXPLAIN says of a statement: its type ('r' reads only) and its operators."""
+
+    query_type: str
+    operators: list[tuple[str, str]]
+
+
+@dataclass
+class SandboxResult:
+    """A statement's answer: plain rows, the record ids when every value was a Record node, what was cut."""
+
+    columns: list[str]
+    rows: list[list[Any]] = field(default_factory=list)
+    record_ids: list[str] | None = None
+    timed_out: bool = False
+    capped: bool = False
+
+
+class SandboxClient:
+    """One connection pool to the service; `close` ends it."""
+
+    def __init__(self, url: str, token: str):
+        self._http = httpx2.AsyncClient(
+            base_url=url.rstrip("/"),
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=httpx2.Timeout(30.0, connect=5.0),
+            # The service is on a private network: no proxy from the environment stands in between.
+            trust_env=False,
+        )
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def health(self) -> dict[str, Any]:
+        return await self._call("GET", "/health", timeout=10.0)
+
+    async def holds(self, key: str) -> bool:
+        try:
+            await self._call("GET", f"/scopes/{key}", timeout=10.0)
+        except ScopeGoneError:
+            return False
+        return True
+
+    async def put(self, key: str, schema: list[str], steps: list[Step]) -> None:
+        """Loads a copy under `key` into a new database on the template for `schema`."""
+        body = {"schema": schema, "steps": [{"statement": s, "params": p} for s, p in steps]}
+        await self._call("PUT", f"/scopes/{key}", body, timeout=LOAD_SECONDS)
+
+    async def delete(self, key: str) -> None:
+        await self._call("DELETE", f"/scopes/{key}", timeout=30.0)
+
+    async def explain(self, key: str, text: str, params: Mapping[str, Any], timeout_ms: int) -> Plan:
+        """Neo4j's own parse and plan of the statement on the scope's copy, executing nothing."""
+        body = {"statement": text, "params": dict(params), "timeout_ms": timeout_ms}
+        answer = await self._statement(key, "explain", body, timeout_ms)
+        if answer.get("timed_out"):
+            raise MemoryInvalidError(
+                "The statement took too long to plan.", param="statement", detail={"cause": "plan"}
+            )
+        return Plan(str(answer["query_type"]), [(str(n), str(d)) for n, d in answer["operators"]])
+
+    async def run(
+        self, key: str, text: str, params: Mapping[str, Any], *, timeout_ms: int, row_cap: int
+    ) -> SandboxResult:
+        """The statement in a READ transaction on the scope's copy, with its limit and row cap."""
+        body = {"statement": text, "params": dict(params), "timeout_ms": timeout_ms, "row_cap": row_cap}
+        answer = await self._statement(key, "run", body, timeout_ms)
+        if answer.get("timed_out"):
+            return SandboxResult(columns=[], timed_out=True)
+        return SandboxResult(
+            columns=list(answer["columns"]),
+            rows=list(answer["rows"]),
+            record_ids=answer.get("record_ids"),
+            capped=bool(answer.get("capped")),
+        )
+
+    async def _statement(self, key: str, verb: str, body: dict[str, Any], timeout_ms: int) -> dict[str, Any]:
+        answer = await self._call(
+            "POST", f"/scopes/{key}/{verb}", body, timeout=timeout_ms / 1000 + GRACE_SECONDS
+        )
+        failure = answer.get("failure")
+        if failure is not None:
+            raise sandbox_error(failure.get("code"), failure.get("gql_status"))
+        return answer
+
+    async def _call(
+        self, method: str, path: str, body: dict[str, Any] | None = None, *, timeout: float
+    ) -> dict[str, Any]:
+        try:
+            response = await self._http.request(method, path, json=body, timeout=timeout)
+        except httpx2.HTTPError as e:
+            raise UnavailableError("The query sandbox cannot be reached right now.") from e
+        if response.status_code == 404:
+            raise ScopeGoneError(path)
+        answer: dict[str, Any] = response.json() if response.content else {}
+        if response.status_code != 200:
+            failure = answer.get("failure")
+            if isinstance(failure, dict) and response.status_code == 500 and method == "PUT":
+                raise UnavailableError(
+                    "The query sandbox could not hold the copy.", detail={"cause": "sandbox"}
+                )
+            raise UnavailableError("The query sandbox failed.", detail={"cause": "sandbox"})
+        return answer

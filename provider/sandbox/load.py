@@ -1,0 +1,88 @@
+"""How a copy is written into a sandbox: the schema of its template, its load steps, the warm-up.
+
+A load writes memories, their tree, records (by memory, then id), stubs, then references, into a
+database fresh from the template, so the same copy always gets the same internal ids and the same
+order in unordered answers. The steps are Cypher from the catalogue with their params; the sandbox
+service runs each in a write transaction of its own, in order.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+from typing import Any
+
+from provider.store.catalogue import statement
+from provider.store.projection import Projection, Reference
+
+Step = tuple[str, dict[str, Any]]
+LOAD_BATCH = 2000
+SCHEMA = (
+    "sandbox_schema_record_id",
+    "sandbox_schema_memory_id",
+    "sandbox_schema_unavailable_id",
+    "sandbox_schema_record_words",
+)
+
+
+def schema_statements() -> list[str]:
+    """The template's index statements, in order (the service builds one template per schema)."""
+    return [statement(name) for name in SCHEMA]
+
+
+def steps(projection: Projection) -> list[Step]:
+    """The whole load as statements with params: the query collector off, the copy, words indexed."""
+    found: list[Step] = [(statement("sandbox_collector_stop"), {})]
+    found += _batched("sandbox_load_memories", projection.memories)
+    found += _batched("sandbox_link_memories", _tree(projection))
+    for memory_id, group in groupby(projection.records, key=lambda r: str(r["memory_id"])):
+        # Records, each IN its memory, one memory at a time (the list is ordered by memory).
+        found += _batched("sandbox_load_records", list(group), memory_id=memory_id)
+    found += _batched("sandbox_load_stubs", projection.stubs, key="ids")
+    stubs = set(projection.stubs)
+    found += _batched(
+        "sandbox_link_references", [_edge(r) for r in projection.references if r.target not in stubs]
+    )
+    found += _batched("sandbox_link_stubs", [_edge(r) for r in projection.references if r.target in stubs])
+    found.append((statement("sandbox_words_refresh"), {}))
+    return found
+
+
+def _batched(name: str, rows: list[Any], key: str = "rows", **fixed: Any) -> list[Step]:
+    text = statement(name)
+    return [
+        (text, {key: rows[start : start + LOAD_BATCH], **fixed}) for start in range(0, len(rows), LOAD_BATCH)
+    ]
+
+
+def _tree(projection: Projection) -> list[dict[str, Any]]:
+    return [{"id": m["id"], "parent_id": m["parent_id"]} for m in projection.memories if m.get("parent_id")]
+
+
+def _edge(ref: Reference) -> dict[str, Any]:
+    return {"from": ref.source, "to": ref.target, "rel": ref.rel, "position": ref.position}
+
+
+WARM_UP_RECORDS = 2000
+WARM_UP_READS = (
+    "MATCH (r:Record) WHERE r.version = $value RETURN r.type AS type, count(*) AS n ORDER BY type",
+    "MATCH (r:Record)-[:REFERENCES]->(t) RETURN r.title AS a, labels(t) AS b LIMIT 10",
+    "MATCH (r:Record)-[:IN]->(m:Memory) RETURN m.name AS m, collect(r.id)[0..3] AS ids",
+)
+
+
+def warm_up_projection(records: int = WARM_UP_RECORDS) -> Projection:
+    """Synthetic records with every field a copy carries (no attributes: their names vary)."""
+    projection = Projection(memories=[{"id": "hmem_warm", "name": "w", "description": "", "created_at": 0}])
+    projection.memories.append({"id": "hmem_warm2", "name": "w", "description": "", "parent_id": "hmem_warm"})
+    fields = ("type", "title", "text", "status", "writer_type", "written_by")
+    for i in range(records):
+        props: dict[str, Any] = {name: f"{name} {i}" for name in fields}
+        props |= {"id": f"hrec_warm{i:06d}", "memory_id": "hmem_warm", "version": 1}
+        props |= {n: i for n in ("created_at", "updated_at", "written_at", "valid_from_ms", "valid_to_ms")}
+        props |= {"valid_from": "2026-01-01", "valid_to": "2026-12-31"}
+        projection.records.append(props)
+        if i % 10 == 9:
+            projection.references.append(Reference(props["id"], f"hrec_warm{i - 1:06d}", "about", 0))
+    projection.references.append(Reference("hrec_warm000000", "hrec_gone", "about", 1))
+    projection.stubs = ["hrec_gone"]
+    return projection

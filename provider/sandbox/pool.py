@@ -1,0 +1,194 @@
+"""The API's handle on the query sandbox service: which copies it holds, and a lease on one of them.
+
+A copy is keyed by a digest of (scope, data version): the same key is a hit; anything else is a
+new database in the service, started from the template, so nothing of an earlier scope (or an
+earlier version of the same one), not even the ids or tokens it left, is there to be observed.
+The service serves several scopes at once and runs statements on their own threads; a scope it
+evicted (its memory budget) or dropped (a statement it could not stop) is loaded again on demand.
+With no service URL, the pool starts a local service of its own on first use and stops it on close.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from provider.errors import UnavailableError
+from provider.sandbox import load as sandbox_load
+from provider.sandbox import process as sandbox_process
+from provider.sandbox.client import Plan, SandboxClient, SandboxResult, ScopeGoneError
+from provider.store import local_server
+from provider.store.projection import Projection
+
+Scope = tuple[str, ...]
+Version = tuple[int, ...]
+Load = Callable[[], Awaitable[Projection]]
+
+
+@dataclass
+class PoolStats:
+    """Counters for tests and the benchmark."""
+
+    starts: int = 0
+    loads: int = 0
+    hits: int = 0
+
+
+class Sandbox:
+    """One scope's copy in the service, for the length of a lease; reloaded once if it went away."""
+
+    def __init__(self, pool: SandboxPool, key: str, load: Load):
+        self.pool, self.key, self._load = pool, key, load
+
+    async def explain(self, text: str, params: Mapping[str, Any], timeout_ms: int) -> Plan:
+        client = await self.pool.client()
+        try:
+            return await client.explain(self.key, text, params, timeout_ms)
+        except ScopeGoneError:
+            await self.pool.load(self.key, self._load)
+            return await client.explain(self.key, text, params, timeout_ms)
+
+    async def run(
+        self, text: str, params: Mapping[str, Any], *, timeout_ms: int, row_cap: int
+    ) -> SandboxResult:
+        client = await self.pool.client()
+        try:
+            result = await client.run(self.key, text, params, timeout_ms=timeout_ms, row_cap=row_cap)
+        except ScopeGoneError:
+            await self.pool.load(self.key, self._load)
+            result = await client.run(self.key, text, params, timeout_ms=timeout_ms, row_cap=row_cap)
+        if result.timed_out:
+            # The service may have dropped the scope (a statement it could not stop): ask next time.
+            self.pool.known.discard(self.key)
+        return result
+
+
+class SandboxPool:
+    """The service at `url` (with `token`), or a local one started here when `url` is None."""
+
+    def __init__(
+        self,
+        root: Path | None,
+        cache: Path,
+        *,
+        url: str | None = None,
+        token: str | None = None,
+        limits: sandbox_process.Limits | None = None,
+    ):
+        self.root = root
+        self.cache = cache
+        self.url, self.token = url, token
+        self.limits = limits or sandbox_process.Limits()
+        self.stats = PoolStats()
+        self.known: set[str] = set()
+        self._local: sandbox_process.LocalSandbox | None = None
+        self._client: SandboxClient | None = None
+        self._starting = asyncio.Lock()
+        self.failing: str | None = None  # set while the service cannot be reached or started
+
+    async def client(self) -> SandboxClient:
+        """The client, starting the local service first when there is none to call."""
+        if self._client is not None:
+            return self._client
+        async with self._starting:
+            if self._client is None:
+                url, token = self.url, self.token
+                if url is None:
+                    self._local = await asyncio.to_thread(self._start_local)
+                    url, token = self._local.url, self._local.token
+                self._client = SandboxClient(url, token or "")
+                self.stats.starts += 1
+        return self._client
+
+    def _start_local(self) -> sandbox_process.LocalSandbox:
+        try:
+            return sandbox_process.start(self.cache, self.limits, self.root)
+        except (sandbox_process.SandboxServiceError, local_server.LocalNeo4jError) as e:
+            raise UnavailableError("The query sandbox could not be started.") from e
+
+    async def warm(self) -> None:
+        """Starts the service (when local) and loads and runs a synthetic copy once, then drops it."""
+        client = await self.client()
+        key = "warm-up"
+        await client.put(
+            key, sandbox_load.schema_statements(), sandbox_load.steps(sandbox_load.warm_up_projection())
+        )
+        for text in sandbox_load.WARM_UP_READS:
+            await client.explain(key, text, {"value": 1}, 10_000)
+            await client.run(key, text, {"value": 1}, timeout_ms=10_000, row_cap=10)
+        await client.delete(key)
+
+    def warm_in_background(self) -> None:
+        """`warm` without waiting for it."""
+
+        async def run() -> None:
+            with contextlib.suppress(Exception):
+                await self.warm()
+
+        self._warming = asyncio.create_task(run())
+
+    def trouble(self) -> str | None:
+        """Why the pool cannot take a query now, for readiness; None when it can (or has not tried)."""
+        if self._local is not None and self._local.process.poll() is not None:
+            return "the local query sandbox service stopped"
+        return self.failing
+
+    async def close(self) -> None:
+        """Forgets this pool's copies and stops the local service, if it started one."""
+        client, self._client = self._client, None
+        if client is not None:
+            if self._local is None:
+                for key in list(self.known):
+                    with contextlib.suppress(Exception):
+                        await client.delete(key)
+            await client.close()
+        if self._local is not None:
+            local, self._local = self._local, None
+            await asyncio.to_thread(local.stop)
+        self.known.clear()
+
+    async def recycle_all(self) -> None:
+        """Drops every copy this pool loaded (tests compare runs from the same start)."""
+        client = await self.client()
+        for key in list(self.known):
+            await client.delete(key)
+        self.known.clear()
+
+    @contextlib.asynccontextmanager
+    async def lease(self, scope: Scope, version: Version, load: Load) -> AsyncIterator[Sandbox]:
+        """The copy of `scope` at `version`, loaded when the service does not hold it yet."""
+        key = copy_key(scope, version)
+        try:
+            client = await self.client()
+            held = key in self.known or await client.holds(key)
+        except UnavailableError:
+            self.failing = "the query sandbox service cannot be reached"
+            raise
+        self.failing = None
+        # A key this pool loaded is believed held (a lease that finds it gone loads it again); another
+        # replica's copy is asked for before the scope is read from the main database.
+        if held:
+            self.known.add(key)
+            self.stats.hits += 1
+        else:
+            await self.load(key, load)
+        yield Sandbox(self, key, load)
+
+    async def load(self, key: str, load: Load) -> None:
+        """Reads the copy from the main database and sends it to the service under `key`."""
+        client = await self.client()
+        projection = await load()
+        await client.put(key, sandbox_load.schema_statements(), sandbox_load.steps(projection))
+        self.known.add(key)
+        self.stats.loads += 1
+
+
+def copy_key(scope: Scope, version: Version) -> str:
+    """A digest naming one scope at one data version (the service never learns the memory ids)."""
+    text = "\n".join(scope) + "\n" + ",".join(map(str, version))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
