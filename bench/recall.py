@@ -12,6 +12,8 @@ by hand, so no network but everything else: routing, auth, access, embedding, Cy
   of ~2,000 records (the exact path): query only, text only, filters only, all three fused; beside
   them the floor: one query embedding alone, and one raw `db.index.vector.queryNodes` alone. Modes,
   scopes and floors are taken in turn, question by question, so drift in the machine hits them alike;
+- the child is asked a third time with the vector cache set aside (`scan`): the exact scan in Cypher,
+  so the cache's gain is measured in the same run;
 - then 8 concurrent clients, 25 questions each, per mode, on the root.
 
 Prints a table, writes bench/results/recall.json, and deletes what it wrote.
@@ -46,6 +48,7 @@ from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder, configured_embedder, onnx_embedder
 from provider.models import Writer
+from provider.store.recall import Neo4jRecallStore
 from tests.neo4j_target import Neo4jTarget, provision
 
 RESULTS = corpus.RESULTS / "recall.json"
@@ -178,16 +181,26 @@ async def settle(driver: Any, vector: list[float], limit_s: float = 600) -> floa
     return time.perf_counter() - began
 
 
-async def sequential(bench: Bench, child: str, embedder: Embedder, count: int, seed: int) -> dict[str, Any]:
-    """One question at a time, the modes, scopes and floors taken in turn so drift hits them alike."""
+async def sequential(
+    bench: Bench, child: str, embedder: Embedder, count: int, seed: int, recall_store: Neo4jRecallStore
+) -> dict[str, Any]:
+    """One question at a time, the modes, scopes and floors taken in turn so drift hits them alike.
+
+    `child_scan` asks the child again with the vector cache set aside: the exact scan in Cypher."""
     requests = {mode: bodies(mode, count, seed) for mode in MODES}
     asked = [question for question, _ in corpus.questions(count, seed)]
     driver = bench.driver
     timings: dict[str, list[float]] = {}
     for i in range(-3, count):  # three rounds of warm-up
         for mode in MODES:
-            for where, memory_id in (("root", bench.root), ("child", child)):
-                elapsed = await bench.recall(memory_id, requests[mode][i % count])
+            for where, memory_id in (("root", bench.root), ("child", child), ("child_scan", child)):
+                cache = recall_store.vectors
+                if where == "child_scan":
+                    recall_store.vectors = None
+                try:
+                    elapsed = await bench.recall(memory_id, requests[mode][i % count])
+                finally:
+                    recall_store.vectors = cache
                 timings.setdefault(f"{where}/{mode}", []).append(elapsed)
         began = time.perf_counter()
         vector = (await embedder.embed([asked[i % count]]))[0]
@@ -195,7 +208,12 @@ async def sequential(bench: Bench, child: str, embedder: Embedder, count: int, s
         began = time.perf_counter()
         await driver.execute_query(RAW_INDEX, k=20, vector=vector)
         timings.setdefault("floor/raw_vector_index_k20", []).append((time.perf_counter() - began) * 1000)
-    result: dict[str, Any] = {"sequential_root": {}, "sequential_child": {}, "floor": {}}
+    result: dict[str, Any] = {
+        "sequential_root": {},
+        "sequential_child": {},
+        "sequential_child_scan": {},
+        "floor": {},
+    }
     for key, values in timings.items():
         where, name = key.split("/")
         part = "floor" if where == "floor" else f"sequential_{where}"
@@ -217,8 +235,10 @@ async def concurrent(bench: Bench, mode: str, seed: int) -> dict[str, float]:
     return summary(timings, time.perf_counter() - began)
 
 
-async def measure(bench: Bench, child: str, embedder: Embedder, count: int, seed: int) -> dict[str, Any]:
-    result = await sequential(bench, child, embedder, count, seed)
+async def measure(
+    bench: Bench, child: str, embedder: Embedder, count: int, seed: int, recall_store: Neo4jRecallStore
+) -> dict[str, Any]:
+    result = await sequential(bench, child, embedder, count, seed, recall_store)
     result["concurrent_root"] = {}
     for mode in MODES:
         result["concurrent_root"][mode] = await concurrent(bench, mode, seed)
@@ -259,7 +279,8 @@ async def run(target: Neo4jTarget, total: int, count: int, seed: int) -> dict[st
                 print(f"loaded {total:,} records in {loaded['load_s']:.0f} s", flush=True)
                 loaded["settle_s"] = await settle(driver, matrix[0].tolist())
                 print(f"settled in {loaded['settle_s']:.0f} s", flush=True)
-                timings = await measure(bench, child, embedder, count, seed + 1)
+                recall_store = app.state.services.recall.store
+                timings = await measure(bench, child, embedder, count, seed + 1, recall_store)
             finally:
                 if loaded:
                     await corpus.remove(driver, loaded["prefix"], None)
@@ -294,7 +315,7 @@ def table(result: dict[str, Any]) -> str:
     settings = result["settings"]
     header = (
         f"{'mode':<10} {'root p50':>9} {'root p95':>9} {'child p50':>10} {'child p95':>10} "
-        f"{'8x p50':>8} {'8x p95':>8} {'8x req/s':>9}"
+        f"{'scan p50':>9} {'scan p95':>9} {'8x p50':>8} {'8x p95':>8} {'8x req/s':>9}"
     )
     lines = [
         f"{settings['records']:,} records in {settings['memories']} memories; root = all of them, "
@@ -303,16 +324,26 @@ def table(result: dict[str, Any]) -> str:
         "-" * len(header),
     ]
     for mode in MODES:
-        root, child, many = (
-            result[part][mode] for part in ("sequential_root", "sequential_child", "concurrent_root")
+        root, child, scan, many = (
+            result[part][mode]
+            for part in ("sequential_root", "sequential_child", "sequential_child_scan", "concurrent_root")
         )
         lines.append(
             f"{mode:<10} {root['p50_ms']:>9.1f} {root['p95_ms']:>9.1f} {child['p50_ms']:>10.1f} "
-            f"{child['p95_ms']:>10.1f} {many['p50_ms']:>8.1f} {many['p95_ms']:>8.1f} "
-            f"{many['throughput_per_s']:>9.1f}"
+            f"{child['p95_ms']:>10.1f} {scan['p50_ms']:>9.1f} {scan['p95_ms']:>9.1f} "
+            f"{many['p50_ms']:>8.1f} {many['p95_ms']:>8.1f} {many['throughput_per_s']:>9.1f}"
         )
     for name, row in result["floor"].items():
         lines.append(f"floor: {name:<22} p50 {row['p50_ms']:.1f}  p95 {row['p95_ms']:.1f}")
+    floor = result["floor"]
+    p50 = floor["query_embedding"]["p50_ms"] + floor["raw_vector_index_k20"]["p50_ms"]
+    p95 = floor["query_embedding"]["p95_ms"] + floor["raw_vector_index_k20"]["p95_ms"]
+    for where in ("root", "child"):
+        fused = result[f"sequential_{where}"]["fused"]
+        lines.append(
+            f"fused / floor, {where}: p50 {fused['p50_ms'] / p50:.2f}x ({p50:.1f} ms), "
+            f"p95 {fused['p95_ms'] / p95:.2f}x ({p95:.1f} ms)"
+        )
     return "\n".join(lines)
 
 

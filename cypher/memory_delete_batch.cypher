@@ -4,6 +4,7 @@
 // the same transaction, the contents of deleted versions that named files go into a FileSweep, so
 // their bytes are removed once no version names them, even if the process dies right after.
 // Parameters: $id, $batch (int), $sweep_id, $now (int ms). Columns: deleted (int; 0 when nothing is left).
+// Bumps the memories' records_version (recall's vector cache): their records are going.
 // Scope: the service has checked delete on the memory.
 MATCH (:Memory {id: $id})<-[:CHILD_OF*0..]-(d:Memory)
 MATCH (owned)-[:ON|IN]->(d)
@@ -25,4 +26,9 @@ CALL (owned) {
   DETACH DELETE v
 }
 DETACH DELETE owned
-RETURN count(*) AS deleted
+WITH count(*) AS deleted
+CALL () {
+  MATCH (:Memory {id: $id})<-[:CHILD_OF*0..]-(d:Memory)
+  SET d.records_version = coalesce(d.records_version, 0) + 1
+}
+RETURN deleted

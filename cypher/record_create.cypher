@@ -5,6 +5,7 @@
 // Parameters: $memory_id, $record (map of Record properties), $version (map of RecordVersion
 //   properties), $references (list of maps: rel, record_id, position).
 // Columns: id, created (bool); no row when the memory vanished. Scope: the service has checked write.
+// Bumps the memory's records_version, the data version recall's vector cache is keyed by.
 MATCH (m:Memory {id: $memory_id})
 OPTIONAL MATCH (existing:Record {id: $record.id})
 CALL (m, existing) {
@@ -21,5 +22,9 @@ CALL (m, existing) {
     CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
   }
   RETURN count(*) AS made
+}
+CALL (m, existing) {
+  WITH m WHERE existing IS NULL
+  SET m.records_version = coalesce(m.records_version, 0) + 1
 }
 RETURN $record.id AS id, existing IS NULL AS created

@@ -2,6 +2,7 @@
 // skipped, so a batch replayed after a crash writes nothing twice.
 // Parameters: $memory_id, $rows (list of maps: record, version, references as in record_create).
 // Columns: created (int). Scope: the importer has checked write on the memory.
+// Bumps the memory's records_version, the data version recall's vector cache is keyed by.
 MATCH (m:Memory {id: $memory_id})
 UNWIND $rows AS row
 OPTIONAL MATCH (existing:Record {id: row.record.id})
@@ -17,4 +18,10 @@ CALL (r, row) {
   MATCH (t:Record {id: ref.record_id})
   CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
 }
-RETURN count(r) AS created
+WITH count(r) AS created
+CALL (created) {
+  WITH created WHERE created > 0
+  MATCH (m:Memory {id: $memory_id})
+  SET m.records_version = coalesce(m.records_version, 0) + 1
+}
+RETURN created

@@ -7,6 +7,7 @@
 // Erasure naming the records asked for (a retry of the same erase finds them done, not unknown).
 // Parameters: $ids (record ids already judged by record_erase_plan), $named (the ids the caller
 //   named), $memory_id, $erasure_id, $sweep_id, $now (int ms). Columns: erased (int).
+// Bumps each touched memory's records_version (recall's vector cache), after the records' locks.
 OPTIONAL MATCH (fv:RecordVersion)-[:VERSION_OF]->(fr:Record)
 WHERE fr.id IN $ids AND fv.content_json CONTAINS '"file"'
 WITH collect(fv.content_json) AS contents
@@ -18,8 +19,14 @@ MATCH (r:Record) WHERE r.id IN $ids
 OPTIONAL MATCH (v:RecordVersion)-[:VERSION_OF]->(r)
 DETACH DELETE v
 WITH DISTINCT r
+WITH r, r.memory_id AS memory_id
 DETACH DELETE r
-WITH count(*) AS erased
+WITH count(*) AS erased, collect(DISTINCT memory_id) AS touched
+CALL (touched) {
+  UNWIND touched AS memory_id
+  MATCH (m:Memory {id: memory_id})
+  SET m.records_version = coalesce(m.records_version, 0) + 1
+}
 CALL (erased) {
   MATCH (k:IdempotencyKey)
   WHERE any(id IN $ids WHERE k.body CONTAINS id)

@@ -2,6 +2,7 @@
 // leaves the vector and full-text indexes (its search projection is removed).
 // Parameters: $id, $memory_id, $now (int ms). Columns: id, already (bool: it was forgotten before).
 // Scope: the service has checked write on the memory and that the record is in it.
+// Bumps the memory's records_version, the data version recall's vector cache is keyed by.
 MATCH (r:Record {id: $id, memory_id: $memory_id})
 SET r.locked_at = $now
 WITH r, r.status = 'forgotten' AS already
@@ -10,4 +11,9 @@ FOREACH (_ IN CASE WHEN already THEN [] ELSE [1] END |
   SET v.status = 'forgotten', v.forgotten_at = $now, v.invalidated_at = $now,
       r.status = 'forgotten', r.updated_at = $now)
 REMOVE r.embedding, r.search_title, r.search_text, r.search_memory, r.locked_at
+WITH r, already
+CALL (r) {
+  MATCH (m:Memory {id: r.memory_id})
+  SET m.records_version = coalesce(m.records_version, 0) + 1
+}
 RETURN r.id AS id, already

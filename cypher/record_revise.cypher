@@ -6,6 +6,7 @@
 //   $references (list of maps: rel, record_id, position).
 // Columns: id; no row when the record moved on since it was read (the service retries).
 // Scope: the service has checked write on the memory and that the record is in it.
+// Bumps the memory's records_version, the data version recall's vector cache is keyed by.
 MATCH (r:Record {id: $id, memory_id: $memory_id})
 SET r.locked_at = $now
 WITH r
@@ -25,5 +26,9 @@ CALL (r) {
   UNWIND $references AS ref
   MATCH (t:Record {id: ref.record_id})
   CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
+}
+CALL (r) {
+  MATCH (m:Memory {id: r.memory_id})
+  SET m.records_version = coalesce(m.records_version, 0) + 1
 }
 RETURN r.id AS id

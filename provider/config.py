@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, PositiveInt, SecretStr, model_validator
+from pydantic import AliasChoices, Field, NonNegativeInt, PositiveInt, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 NEO4J_SCHEMES = frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"})
@@ -77,6 +77,9 @@ class Settings(BaseSettings):
     recall_words_weight: float | None = 0.5
     recall_query_words: bool = True  # a `query` also searches its own content words
     recall_candidates: int = 20  # each signal's candidates before fusion (at least twice the limit)
+    # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact
+    # question scans in Cypher); keyed by each memory's records_version, so never stale.
+    recall_vector_cache_mb: NonNegativeInt = 256
     duplicate_similarity: float = 0.95
     consolidation_budget: int = 1000
     provider_id: str = "neo4j"

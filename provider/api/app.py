@@ -72,6 +72,7 @@ from provider.store.principals import Neo4jPrincipalStore
 from provider.store.recall import Neo4jRecallStore
 from provider.store.records import Neo4jRecordStore
 from provider.store.schema import apply_schema
+from provider.store.vector_cache import VectorCache
 
 
 def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) -> Services:
@@ -85,7 +86,12 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     tree.busy = runs_store.busy_below
     tree.deleted = files.sweep
     records = RecordService(tree, record_store, embedder, files)
-    recall_store = Neo4jRecallStore(store)
+    vectors = (
+        VectorCache(store, settings.recall_vector_cache_mb * 2**20)
+        if settings.recall_vector_cache_mb
+        else None
+    )
+    recall_store = Neo4jRecallStore(store, vectors)
     observe = ObserveService(tree, records, settings.provider_id)
     jobs = ObserveJobs(tree, observe, records, Neo4jJobStore(store), lease_ms=settings.lease_ms)
     idempotency_service = IdempotencyService(Neo4jIdempotencyStore(store), lease_ms=settings.lease_ms)

@@ -9,6 +9,7 @@ from typing import Any
 from provider.models import RecordVersion
 from provider.store.driver import Neo4jStore
 from provider.store.records import version_from
+from provider.store.vector_cache import VectorCache
 
 LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 WORD = re.compile(r"\w", re.UNICODE)
@@ -52,6 +53,15 @@ def lucene_query(terms: list[str], scope: list[str]) -> str:
 
 
 @dataclass(frozen=True)
+class ScopeSize:
+    """Records in the scope (an upper bound), in the store, and each memory's records_version."""
+
+    in_scope: int
+    total: int
+    versions: dict[str, int]
+
+
+@dataclass(frozen=True)
 class VersionHit:
     """A version found by a history scan, with what exact scoring needs."""
 
@@ -65,22 +75,29 @@ class VersionHit:
 class Neo4jRecallStore:
     """Every statement here takes the scope the access module computed; none runs without it."""
 
-    def __init__(self, store: Neo4jStore):
+    def __init__(self, store: Neo4jStore, vectors: VectorCache | None = None):
         self.store = store
+        self.vectors = vectors
 
-    async def scope_size(self, scope: list[str]) -> dict[str, int]:
-        """Records in the scope (from degrees, no record read) and in the whole database."""
+    async def scope_size(self, scope: list[str]) -> ScopeSize:
+        """Records in the scope (from degrees, no record read), in the whole database, and versions."""
         row = (await self.store.read("recall_scope_size", scope=scope))[0]
-        return {"in_scope": int(row["in_scope"]), "total": int(row["total"])}
+        versions = {str(memory_id): int(version) for memory_id, version in row["versions"]}
+        return ScopeSize(int(row["in_scope"]), int(row["total"]), versions)
 
     async def vector(
-        self, scope: list[str], vector: list[float], dnf: Any, k: int, size: dict[str, int] | None = None
+        self, scope: list[str], vector: list[float], dnf: Any, k: int, size: ScopeSize | None = None
     ) -> tuple[list[Hit], str]:
         """Exact over a small scope; index with growing over-fetch, then exact, over a large one."""
         size = size or await self.scope_size(scope)
-        if size["in_scope"] <= EXACT_MAX_RECORDS:
+        if size.in_scope <= EXACT_MAX_RECORDS:
+            if self.vectors is not None and dnf == [[]]:
+                # No filters: the cached matrices of the scope's memories, scored outside Cypher.
+                hits = await self.vectors.exact(size.versions, vector, k, size.in_scope)
+                if hits is not None:
+                    return hits, "exact"
             return await self._exact(scope, vector, dnf, k), "exact"
-        fetch = min(INDEX_FETCH_MAX, max(k * 4, k * 2 * size["total"] // max(size["in_scope"], 1)))
+        fetch = min(INDEX_FETCH_MAX, max(k * 4, k * 2 * size.total // max(size.in_scope, 1)))
         while True:
             rows = await self.store.read(
                 "recall_vector_index", scope=scope, vector=vector, dnf=dnf, fetch=fetch, k=k
@@ -120,7 +137,7 @@ class Neo4jRecallStore:
         (100,000 records: ~140 ms for the sort became a few ms); a smaller one seeks its memories.
         """
         size = await self.scope_size(scope)
-        newest_first = size["in_scope"] * 2 >= size["total"] > 0
+        newest_first = size.in_scope * 2 >= size.total > 0
         name = "recall_filter_newest" if newest_first else "recall_filter"
         rows = await self.store.read(name, scope=scope, dnf=dnf, k=k)
         return [(r["id"], r["memory_id"], None) for r in rows], "fields_newest" if newest_first else "fields"

@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from provider.models import Caller
 from tests.conftest import Member
 from tests.support import Reply as Reply
 from tests.support import ok as ok
@@ -123,3 +124,8 @@ class Lab:
         for memory_id, who in reversed(self.made):
             response = self.client.delete(f"/v1/memories/{memory_id}", headers=who.headers)
             assert response.status_code in (200, 404), response.text
+
+
+def caller_of(who: Member) -> Caller:
+    """The service-level caller a member's key stands for (for services called without HTTP)."""
+    return Caller(member_id=who.id, member_type=who.type)  # type: ignore[arg-type]

@@ -17,12 +17,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from provider.errors import MemoryNotFoundError
-from provider.models import Caller
 from provider.services.bulk_import import BulkImporter, ImportSummary
 from provider.services.records import PreparedBatch
 from provider.services.reembed import Reembedder
 from tests.api.lifecycle_support import cypher
-from tests.api.records_support import Lab, ok, tag, texts
+from tests.api.records_support import Lab, caller_of, ok, tag, texts
 from tests.conftest import Member
 from tests.neo4j_target import Neo4jTarget
 
@@ -34,10 +33,6 @@ def lab(client: TestClient) -> Iterator[Lab]:
     tracker = Lab(client)
     yield tracker
     tracker.cleanup()
-
-
-def caller_of(who: Member) -> Caller:
-    return Caller(member_id=who.id, member_type=who.type)  # type: ignore[arg-type]
 
 
 def write_lines(path: Path, marker: str) -> dict[int, str]:

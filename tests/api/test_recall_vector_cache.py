@@ -1,0 +1,161 @@
+"""Recall's vector cache answers exactly what Cypher's exact scan answers, and never a stale vector.
+
+Two apps share one Neo4j: `client` with the cache (the default), `uncached` with it off. After every
+kind of write (remember, revise, forget, erase, re-embed, a memory's records deleted) the same
+question must get the same ranking and similarities from both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from provider.api.app import create_app
+from provider.config import Settings
+from provider.embeddings import Embedder
+from provider.services.reembed import Reembedder
+from provider.store.recall import Neo4jRecallStore
+from provider.store.vector_cache import VectorCache
+from tests.api.lifecycle_support import erase
+from tests.api.recall_support import Memories, recall
+from tests.api.records_support import Lab, caller_of
+from tests.conftest import Member
+
+QUESTION = "where does the cat like to sleep"
+FACTS = [
+    "The cat sleeps on the blue sofa every afternoon.",
+    "Quarterly revenue grew five percent in the spring.",
+    "The office coffee machine is cleaned on Fridays.",
+    "Our cat naps in a cardboard box by the window.",
+    "The invoice for the printer is due next Monday.",
+    "Dogs are walked twice a day in the park.",
+]
+
+
+@pytest.fixture(scope="module")
+def uncached(settings: Settings, embedder: Embedder) -> Iterator[TestClient]:
+    """The same database through an app whose recall scans in Cypher."""
+    plain = settings.model_copy(update={"recall_vector_cache_mb": 0})
+    with TestClient(create_app(plain, embedder=embedder)) as other:
+        yield other
+
+
+@pytest.fixture
+def mem(client: TestClient) -> Iterator[Memories]:
+    memories = Memories(client)
+    yield memories
+    memories.cleanup()
+
+
+@pytest.fixture
+def lab(client: TestClient) -> Iterator[Lab]:
+    tracker = Lab(client)
+    yield tracker
+    tracker.cleanup()
+
+
+def cache_of(client: TestClient) -> VectorCache:
+    store: Neo4jRecallStore = client.app.state.services.recall.store  # type: ignore[attr-defined]
+    assert store.vectors is not None
+    return store.vectors
+
+
+def ranking(client: TestClient, who: Member, memory_id: str, **body: Any) -> list[tuple[str, float]]:
+    answer = recall(client, who, memory_id, query=QUESTION, limit=10, **body)
+    return [(r["record"]["id"], r["score"]) for r in answer["results"]]
+
+
+def assert_same(cached: list[tuple[str, float]], scanned: list[tuple[str, float]]) -> None:
+    assert [i for i, _ in cached] == [i for i, _ in scanned], (cached, scanned)
+    for (_, a), (_, b) in zip(cached, scanned, strict=True):
+        assert a == pytest.approx(b, abs=1e-5)
+
+
+def test_the_uncached_app_has_no_cache(uncached: TestClient) -> None:
+    store: Neo4jRecallStore = uncached.app.state.services.recall.store  # type: ignore[attr-defined]
+    assert store.vectors is None
+
+
+def test_cached_scores_equal_cypher_scores_and_the_cache_is_used(
+    client: TestClient, uncached: TestClient, mem: Memories, alice: Member
+) -> None:
+    root = mem.make(alice)["id"]
+    child = mem.make(alice, parent_id=root)["id"]
+    for i, fact in enumerate(FACTS):
+        mem.remember(alice, root if i % 2 else child, fact)
+    cache = cache_of(client)
+    loads = cache.stats.loads
+    first = ranking(client, alice, root)
+    assert cache.stats.loads == loads + 2, "both memories of the scope were loaded"
+    assert_same(first, ranking(uncached, alice, root))
+    hits = cache.stats.hits
+    assert_same(ranking(client, alice, root), first)
+    assert cache.stats.hits == hits + 2 and cache.stats.loads == loads + 2, (
+        "the second question loads nothing"
+    )
+
+
+def test_every_write_is_seen_by_the_next_question(
+    lab: Lab, client: TestClient, uncached: TestClient, mem: Memories, alice: Member
+) -> None:
+    memory = mem.make(alice)["id"]
+    made = [mem.remember(alice, memory, fact) for fact in FACTS]
+
+    def agree() -> list[tuple[str, float]]:
+        cached = ranking(client, alice, memory)
+        assert_same(cached, ranking(uncached, alice, memory))
+        return cached
+
+    assert agree()[0][0] in {made[0]["id"], made[3]["id"]}
+    # A revision changes the meaning: the old vector would keep the cat fact on top.
+    mem.revise(alice, made[0], content="The boiler was serviced in November.")
+    mem.revise(alice, made[3], content="The parking permit expires at the end of the year.")
+    top = agree()[0]
+    assert top[0] not in {made[0]["id"], made[3]["id"]}
+    newest = mem.remember(alice, memory, "The kitten curls up on the warm sofa cushion to sleep.")
+    assert agree()[0][0] == newest["id"]
+    mem.forget(alice, newest)
+    assert newest["id"] not in [i for i, _ in agree()]
+    erase(lab, alice, memory, made[5]["id"])
+    assert made[5]["id"] not in [i for i, _ in agree()]
+
+
+def test_a_re_embedding_is_seen_by_the_next_question(
+    lab: Lab, client: TestClient, uncached: TestClient, mem: Memories, alice: Member
+) -> None:
+    memory = mem.make(alice)["id"]
+    for fact in FACTS:
+        mem.remember(alice, memory, fact)
+    before = ranking(client, alice, memory)
+    services = client.app.state.services  # type: ignore[attr-defined]
+    reembedder = Reembedder(services.tree, services.records.records, services.records.embedder)
+    held = cache_of(client).held[memory].version
+    assert client.portal is not None
+    assert client.portal.call(reembedder.run, caller_of(alice), memory) == len(FACTS)
+    after = ranking(client, alice, memory)
+    assert cache_of(client).held[memory].version > held, "re-embedding bumped the memory's records_version"
+    assert_same(after, ranking(uncached, alice, memory))
+    assert [i for i, _ in after] == [i for i, _ in before]
+
+
+def test_filters_and_a_scope_past_the_budget_are_scanned_in_cypher(
+    settings: Settings, embedder: Embedder, mem: Memories, alice: Member, uncached: TestClient
+) -> None:
+    memory = mem.make(alice)["id"]
+    for fact in FACTS:
+        mem.remember(alice, memory, fact, attributes={"kind": "note"})
+    tiny = settings.model_copy(update={"recall_vector_cache_mb": 1})
+    with TestClient(create_app(tiny, embedder=embedder)) as small:
+        cache = cache_of(small)
+        cache.budget = 3 * (4 * 384 + 64)  # fewer records than the memory holds
+        assert_same(ranking(small, alice, memory), ranking(uncached, alice, memory))
+        assert cache.stats.too_big == 1 and cache.stats.loads == 0
+        cache.budget = 2**20
+        filters = {"field": "attributes.kind", "op": "eq", "value": "note"}
+        assert_same(
+            ranking(small, alice, memory, filters=filters), ranking(uncached, alice, memory, filters=filters)
+        )
+        assert cache.stats.loads == 0, "a filtered question scans in Cypher"
