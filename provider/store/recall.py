@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from provider.models import RecordVersion
@@ -91,9 +92,11 @@ class Neo4jRecallStore:
         """Exact over a small scope; index with growing over-fetch, then exact, over a large one."""
         size = size or await self.scope_size(scope)
         if size.in_scope <= EXACT_MAX_RECORDS:
-            if self.vectors is not None and dnf == [[]]:
-                # No filters: the cached matrices of the scope's memories, scored outside Cypher.
-                hits = await self.vectors.exact(size.versions, vector, k, size.in_scope)
+            if self.vectors is not None:
+                # The cached matrices of the scope's memories, scored outside Cypher; filters are
+                # asked of Neo4j for the best-ranked ids only.
+                passes = None if dnf == [[]] else partial(self._passing, scope, dnf)
+                hits = await self.vectors.exact(size.versions, vector, k, size.in_scope, passes)
                 if hits is not None:
                     return hits, "exact"
             return await self._exact(scope, vector, dnf, k), "exact"
@@ -108,6 +111,10 @@ class Neo4jRecallStore:
             if fetch >= INDEX_FETCH_MAX:
                 return await self._exact(scope, vector, dnf, k), "exact_fallback"
             fetch = min(INDEX_FETCH_MAX, fetch * 4)
+
+    async def _passing(self, scope: list[str], dnf: Any, ids: list[str]) -> set[str]:
+        rows = await self.store.read("recall_filter_ids", ids=ids, scope=scope, dnf=dnf)
+        return {str(r["id"]) for r in rows}
 
     async def _exact(self, scope: list[str], vector: list[float], dnf: Any, k: int) -> list[Hit]:
         rows = await self.store.read("recall_vector_exact", scope=scope, vector=vector, dnf=dnf, k=k)

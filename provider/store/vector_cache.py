@@ -11,6 +11,7 @@ costs a load. The budget bounds the bytes held; the least recently used memories
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,8 @@ from provider.store.driver import Neo4jStore
 
 Hit = tuple[str, str, float | None]
 Matrix = npt.NDArray[np.float32]
+Passes = Callable[[list[str]], Awaitable[set[str]]]
+FILTER_WINDOWS = 3  # windows of the ranking a filter is asked about before the scan in Cypher takes over
 
 
 @dataclass(frozen=True)
@@ -55,9 +58,18 @@ class VectorCache:
         self.stats = CacheStats()
 
     async def exact(
-        self, versions: dict[str, int], vector: list[float], k: int, records: int
+        self,
+        versions: dict[str, int],
+        vector: list[float],
+        k: int,
+        records: int,
+        passes: Passes | None = None,
     ) -> list[Hit] | None:
-        """The top k by cosine over the memories' records; None when they would not fit the budget."""
+        """The top k by cosine over the memories' records, only those `passes` keeps when given.
+
+        None when the scope would not fit the budget, or a filter keeps so few of the best that
+        asking it window by window costs more than the scan in Cypher: the caller scans then.
+        """
         # 384 float32s and an id a record: a scope that cannot fit is left to Cypher without a load.
         if records * (4 * len(vector) + 64) > self.budget:
             self.stats.too_big += 1
@@ -69,7 +81,10 @@ class VectorCache:
         if any(entry is None for _, entry in entries):
             return None  # evicted while loading (a scope near the budget): Cypher answers it
         self.stats.hits += len(versions) - len(stale)
-        return _top(vector, [(m, e) for m, e in entries if e is not None], k)
+        ranking = Ranking(vector, [(m, e) for m, e in entries if e is not None])
+        if passes is None:
+            return ranking.best(k)
+        return await ranking.best_passing(k, passes)
 
     def _current(self, memory_id: str, version: int) -> Entry | None:
         entry = self.held.get(memory_id)
@@ -101,19 +116,44 @@ class VectorCache:
             self.bytes -= dropped.nbytes
 
 
-def _top(vector: list[float], entries: list[tuple[str, Entry]], k: int) -> list[Hit]:
-    """Cosine against every row, best first, ties by record id (as recall_vector_exact orders)."""
-    query = np.asarray(vector, dtype=np.float32)
-    norm = float(np.linalg.norm(query))
-    query = query / (norm or 1.0)
-    scored: list[tuple[float, str, str]] = []
-    for memory_id, entry in entries:
-        if not entry.ids or entry.rows.shape[1] != len(query):
-            continue
-        scores = entry.rows @ query
-        # A few past k, so that ties at the edge are still ordered by id.
-        keep = min(len(scores), k + 8)
-        best = np.argpartition(-scores, keep - 1)[:keep] if keep < len(scores) else np.arange(len(scores))
-        scored += [(float(scores[i]), entry.ids[i], memory_id) for i in best]
-    scored.sort(key=lambda hit: (-hit[0], hit[1]))
-    return [(record_id, memory_id, score) for score, record_id, memory_id in scored[:k]]
+class Ranking:
+    """Cosine of one question against every cached row of a scope, best first, ties by record id."""
+
+    def __init__(self, vector: list[float], entries: list[tuple[str, Entry]]):
+        query = np.asarray(vector, dtype=np.float32)
+        query = query / (float(np.linalg.norm(query)) or 1.0)
+        usable = [(m, e) for m, e in entries if e.ids and e.rows.shape[1] == len(query)]
+        self.ids = [i for _, e in usable for i in e.ids]
+        self.memories = [m for m, e in usable for _ in e.ids]
+        parts = [e.rows @ query for _, e in usable]
+        self.scores = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+    def window(self, start: int, stop: int) -> list[Hit]:
+        """Ranks start..stop (stop past the end is the end), in order."""
+        stop = min(stop, len(self.scores))
+        if start >= stop:
+            return []
+        # A few past the window, so that ties at its edge are still ordered by id.
+        edge = min(stop + 8, len(self.scores))
+        order = np.argpartition(-self.scores, edge - 1)[:edge] if edge < len(self.scores) else None
+        picked = range(len(self.scores)) if order is None else order.tolist()
+        ranked = sorted(picked, key=lambda i: (-float(self.scores[i]), self.ids[i]))[start:stop]
+        return [(self.ids[i], self.memories[i], float(self.scores[i])) for i in ranked]
+
+    def best(self, k: int) -> list[Hit]:
+        return self.window(0, k)
+
+    async def best_passing(self, k: int, passes: Passes) -> list[Hit] | None:
+        """The best k that `passes` keeps, asking it about growing windows of the ranking."""
+        kept: list[Hit] = []
+        start, size = 0, max(k * 10, 200)
+        for _ in range(FILTER_WINDOWS):
+            hits = self.window(start, start + size)
+            if not hits:
+                return kept
+            allowed = await passes([record_id for record_id, _, _ in hits])
+            kept += [hit for hit in hits if hit[0] in allowed]
+            if len(kept) >= k:
+                return kept[:k]
+            start, size = start + size, size * 4
+        return kept if start >= len(self.scores) else None

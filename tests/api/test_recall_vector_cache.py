@@ -141,21 +141,45 @@ def test_a_re_embedding_is_seen_by_the_next_question(
     assert [i for i, _ in after] == [i for i, _ in before]
 
 
-def test_filters_and_a_scope_past_the_budget_are_scanned_in_cypher(
+def test_a_scope_past_the_budget_is_scanned_in_cypher(
     settings: Settings, embedder: Embedder, mem: Memories, alice: Member, uncached: TestClient
 ) -> None:
     memory = mem.make(alice)["id"]
     for fact in FACTS:
-        mem.remember(alice, memory, fact, attributes={"kind": "note"})
+        mem.remember(alice, memory, fact)
     tiny = settings.model_copy(update={"recall_vector_cache_mb": 1})
     with TestClient(create_app(tiny, embedder=embedder)) as small:
         cache = cache_of(small)
         cache.budget = 3 * (4 * 384 + 64)  # fewer records than the memory holds
         assert_same(ranking(small, alice, memory), ranking(uncached, alice, memory))
         assert cache.stats.too_big == 1 and cache.stats.loads == 0
-        cache.budget = 2**20
-        filters = {"field": "attributes.kind", "op": "eq", "value": "note"}
-        assert_same(
-            ranking(small, alice, memory, filters=filters), ranking(uncached, alice, memory, filters=filters)
-        )
-        assert cache.stats.loads == 0, "a filtered question scans in Cypher"
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {"field": "attributes.kind", "op": "eq", "value": "pet"},
+        {"field": "attributes.kind", "op": "ne", "value": "pet"},
+        {"field": "attributes.rank", "op": "gte", "value": 4},
+        {
+            "or": [
+                {"field": "attributes.rank", "op": "lt", "value": 2},
+                {"field": "type", "op": "eq", "value": "note"},
+            ]
+        },
+    ],
+)
+def test_filtered_questions_rank_the_cache_and_ask_neo4j_only_for_the_filter(
+    client: TestClient, uncached: TestClient, mem: Memories, alice: Member, filters: dict[str, Any]
+) -> None:
+    memory = mem.make(alice)["id"]
+    for rank, fact in enumerate(FACTS):
+        kind = "pet" if "cat" in fact or "Dogs" in fact else "office"
+        kind_of = "note" if rank % 3 == 0 else "fact"
+        mem.remember(alice, memory, fact, type=kind_of, attributes={"kind": kind, "rank": rank})
+    cache = cache_of(client)
+    loads = cache.stats.loads
+    cached = ranking(client, alice, memory, filters=filters)
+    assert cache.stats.loads == loads + 1, "the filtered question was ranked over the cache"
+    assert cached, "the filter keeps some records"
+    assert_same(cached, ranking(uncached, alice, memory, filters=filters))
