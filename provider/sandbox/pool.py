@@ -132,10 +132,19 @@ class SandboxPool:
 
         self._warming = asyncio.create_task(run())
 
-    def trouble(self) -> str | None:
-        """Why the pool cannot take a query now, for readiness; None when it can (or has not tried)."""
+    async def trouble(self) -> str | None:
+        """Why the pool cannot take a query now, for readiness; None when it can (or has not tried).
+
+        A service of its own (compose) is asked for its health each time: a sandbox that went away
+        shows here before a caller's query finds out.
+        """
         if self._local is not None and self._local.process.poll() is not None:
             return "the local query sandbox service stopped"
+        if self.url is not None:
+            try:
+                await (await self.client()).health()
+            except UnavailableError:
+                return f"the query sandbox service at {self.url} does not answer"
         return self.failing
 
     async def close(self) -> None:

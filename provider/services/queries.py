@@ -146,9 +146,9 @@ class QueryService:
             self.pool.warm_in_background()
             params_schema.warm()
 
-    def trouble(self) -> str | None:
+    async def trouble(self) -> str | None:
         """Why queries cannot run now (readiness); None when they can or are not offered at all."""
-        return None if self.pool is None else self.pool.trouble()
+        return None if self.pool is None else await self.pool.trouble()
 
     async def close(self) -> None:
         """Stops the sandboxes."""

@@ -24,6 +24,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from neo4j import GraphDatabase
+from pydantic import SecretStr
 
 from provider import cli_query
 from provider.api.app import create_app
@@ -32,6 +33,7 @@ from provider.embeddings import Embedder
 from provider.sandbox.load import warm_up_projection
 from provider.sandbox.pool import SandboxPool, copy_key
 from provider.sandbox.process import Limits, LocalSandbox
+from provider.sandbox.process import start as start_sandbox
 from provider.store import local_server
 from provider.store.projection import Projection
 from tests.api.lifecycle_support import erase
@@ -572,6 +574,28 @@ def test_a_statement_the_server_cannot_interrupt_costs_the_sandbox_not_the_servi
     runaway = "RETURN reduce(s = 0, x IN range(1, 40000000000) | s + x) AS s"
     assert world.rows(world.alice, runaway)["degraded"] == ["query:timeout_2000ms"]
     assert world.rows(world.alice, "RETURN 1 AS one")["rows"] == [[1]]
+
+
+def test_readiness_asks_a_sandbox_service_of_its_own_and_names_it_when_it_is_gone(
+    settings: Settings, embedder: Embedder
+) -> None:
+    """As compose runs it: the API given a URL and a token; /readyz follows the service's health."""
+    service = start_sandbox(settings.cache_dir, Limits(memory_mb=320, scope_mb=160))
+    tuned = settings.model_copy(
+        update={"query_sandbox_url": service.url, "query_sandbox_token": SecretStr(service.token)}
+    )
+    try:
+        with TestClient(create_app(tuned, embedder=embedder)) as client:
+            ready = client.get("/readyz")
+            assert ready.status_code == 200 and ready.json()["checks"]["queries"], ready.text
+            service.stop()
+            gone = client.get("/readyz")
+            assert gone.status_code == 503, gone.text
+            assert gone.json()["checks"]["queries"] is False
+            assert service.url in gone.json()["not_ready"]["queries"]
+            assert service.token not in gone.text
+    finally:
+        service.stop()
 
 
 def test_without_a_sandbox_queries_are_unsupported_and_undeclared(

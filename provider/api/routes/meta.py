@@ -45,7 +45,7 @@ async def readyz(services: ServicesDep) -> JSONResponse:
         reasons["schema"] = "the schema is not applied yet (it is, at start-up, once Neo4j answers)"
     if services.embedder.dimension <= 0:
         reasons["model"] = "the embedding model is not loaded"
-    sandbox_trouble = services.queries.trouble()
+    sandbox_trouble = await services.queries.trouble()
     if sandbox_trouble is not None:
         reasons["queries"] = sandbox_trouble
     checks = {name: name not in reasons for name in ("neo4j", "schema", "model", "queries")}
