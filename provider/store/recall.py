@@ -95,8 +95,10 @@ class Neo4jRecallStore:
             if self.vectors is not None:
                 # The cached matrices of the scope's memories, scored outside Cypher; filters are
                 # asked of Neo4j for the best-ranked ids only.
-                passes = None if dnf == [[]] else partial(self._passing, scope, dnf)
-                hits = await self.vectors.exact(size.versions, vector, k, size.in_scope, passes)
+                filters = None
+                if dnf != [[]]:
+                    filters = (partial(self._passing, scope, dnf), partial(self._all_passing, scope, dnf))
+                hits = await self.vectors.exact(size.versions, vector, k, size.in_scope, filters)
                 if hits is not None:
                     return hits, "exact"
             return await self._exact(scope, vector, dnf, k), "exact"
@@ -114,6 +116,10 @@ class Neo4jRecallStore:
 
     async def _passing(self, scope: list[str], dnf: Any, ids: list[str]) -> set[str]:
         rows = await self.store.read("recall_filter_ids", ids=ids, scope=scope, dnf=dnf)
+        return {str(r["id"]) for r in rows}
+
+    async def _all_passing(self, scope: list[str], dnf: Any) -> set[str]:
+        rows = await self.store.read("recall_filter_scope_ids", scope=scope, dnf=dnf)
         return {str(r["id"]) for r in rows}
 
     async def _exact(self, scope: list[str], vector: list[float], dnf: Any, k: int) -> list[Hit]:

@@ -22,7 +22,8 @@ from provider.store.driver import Neo4jStore
 Hit = tuple[str, str, float | None]
 Matrix = npt.NDArray[np.float32]
 Passes = Callable[[list[str]], Awaitable[set[str]]]
-FILTER_WINDOWS = 3  # windows of the ranking a filter is asked about before the scan in Cypher takes over
+Everyone = Callable[[], Awaitable[set[str]]]
+FIRST_WINDOW = 200  # ids of the ranking's head asked about before the whole scope is
 
 
 @dataclass(frozen=True)
@@ -63,12 +64,11 @@ class VectorCache:
         vector: list[float],
         k: int,
         records: int,
-        passes: Passes | None = None,
+        filters: tuple[Passes, Everyone] | None = None,
     ) -> list[Hit] | None:
-        """The top k by cosine over the memories' records, only those `passes` keeps when given.
+        """The top k by cosine over the memories' records, only those passing `filters` when given.
 
-        None when the scope would not fit the budget, or a filter keeps so few of the best that
-        asking it window by window costs more than the scan in Cypher: the caller scans then.
+        None when the scope would not fit the budget: the caller scans in Cypher then.
         """
         # 384 float32s and an id a record: a scope that cannot fit is left to Cypher without a load.
         if records * (4 * len(vector) + 64) > self.budget:
@@ -82,9 +82,9 @@ class VectorCache:
             return None  # evicted while loading (a scope near the budget): Cypher answers it
         self.stats.hits += len(versions) - len(stale)
         ranking = Ranking(vector, [(m, e) for m, e in entries if e is not None])
-        if passes is None:
+        if filters is None:
             return ranking.best(k)
-        return await ranking.best_passing(k, passes)
+        return await ranking.best_passing(k, *filters)
 
     def _current(self, memory_id: str, version: int) -> Entry | None:
         entry = self.held.get(memory_id)
@@ -143,17 +143,18 @@ class Ranking:
     def best(self, k: int) -> list[Hit]:
         return self.window(0, k)
 
-    async def best_passing(self, k: int, passes: Passes) -> list[Hit] | None:
-        """The best k that `passes` keeps, asking it about growing windows of the ranking."""
-        kept: list[Hit] = []
-        start, size = 0, max(k * 10, 200)
-        for _ in range(FILTER_WINDOWS):
-            hits = self.window(start, start + size)
-            if not hits:
-                return kept
-            allowed = await passes([record_id for record_id, _, _ in hits])
-            kept += [hit for hit in hits if hit[0] in allowed]
-            if len(kept) >= k:
-                return kept[:k]
-            start, size = start + size, size * 4
-        return kept if start >= len(self.scores) else None
+    async def best_passing(self, k: int, passes: Passes, everyone: Everyone) -> list[Hit]:
+        """The best k that pass the filters, in two round trips at most, however selective.
+
+        A first window of the ranking is asked about by id (most filters keep most records); when too
+        few of it pass, which records of the whole scope pass is asked once, and those are ranked here.
+        """
+        hits = self.window(0, max(k * 10, FIRST_WINDOW))
+        allowed = await passes([record_id for record_id, _, _ in hits])
+        kept = [hit for hit in hits if hit[0] in allowed]
+        if len(kept) >= k or len(hits) == len(self.scores):
+            return kept[:k]
+        passing = await everyone()
+        chosen = [i for i, record_id in enumerate(self.ids) if record_id in passing]
+        chosen.sort(key=lambda i: (-float(self.scores[i]), self.ids[i]))
+        return [(self.ids[i], self.memories[i], float(self.scores[i])) for i in chosen[:k]]

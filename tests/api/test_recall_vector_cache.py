@@ -183,3 +183,27 @@ def test_filtered_questions_rank_the_cache_and_ask_neo4j_only_for_the_filter(
     assert cache.stats.loads == loads + 1, "the filtered question was ranked over the cache"
     assert cached, "the filter keeps some records"
     assert_same(cached, ranking(uncached, alice, memory, filters=filters))
+
+
+def test_a_filter_that_keeps_few_of_the_best_is_answered_from_the_whole_scope(
+    client: TestClient, uncached: TestClient, mem: Memories, alice: Member
+) -> None:
+    """More records than the first window, and the few that pass rank below it: the second step."""
+    memory = mem.make(alice)["id"]
+    for i in range(225):
+        mem.remember(
+            alice, memory, f"Cat number {i} sleeps on the sofa after lunch.", attributes={"kind": "pet"}
+        )
+    rare = [
+        mem.remember(alice, memory, text, attributes={"kind": "bill"})["id"]
+        for text in ("The invoice is due on Friday.", "Tax forms go to the accountant.")
+    ]
+    only_bills = {"field": "attributes.kind", "op": "eq", "value": "bill"}
+    cache = cache_of(client)
+    loads = cache.stats.loads
+    cached = ranking(client, alice, memory, filters=only_bills)
+    assert sorted(i for i, _ in cached) == sorted(rare)
+    assert cache.stats.loads == loads + 1
+    assert_same(cached, ranking(uncached, alice, memory, filters=only_bills))
+    unfiltered = recall(client, alice, memory, query=QUESTION, limit=100)["results"]
+    assert not {r["record"]["id"] for r in unfiltered} & set(rare), "the bills rank below the first window"

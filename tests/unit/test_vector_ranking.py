@@ -6,7 +6,7 @@ import asyncio
 
 import numpy as np
 
-from provider.store.vector_cache import FILTER_WINDOWS, Entry, Ranking
+from provider.store.vector_cache import Entry, Ranking
 
 
 def entry(rows: list[list[float]], prefix: str) -> Entry:
@@ -42,23 +42,29 @@ def test_rows_of_another_dimension_and_empty_memories_are_left_out() -> None:
     assert [i for i, _, _ in best] == ["s00000", "s00001", "s00002"]
 
 
-def test_a_filter_keeping_few_is_asked_window_by_window_then_given_up() -> None:
+def test_a_filter_is_asked_about_the_head_then_about_the_whole_scope_once() -> None:
     ranking = Ranking([1.0, 0.0], [("m", spread(6000, "r"))])
-    asked: list[int] = []
+    asked: list[str] = []
 
-    async def only(ids: list[str], keep: set[str]) -> set[str]:
-        asked.append(len(ids))
+    async def passes(ids: list[str], keep: set[str]) -> set[str]:
+        asked.append(f"window of {len(ids)}")
         return keep & set(ids)
 
-    near = asyncio.run(ranking.best_passing(2, lambda ids: only(ids, {"r00150", "r00900"})))
-    assert near is not None and [i for i, _, _ in near] == ["r00150", "r00900"]
-    assert asked == [200, 800]
+    async def everyone(keep: set[str]) -> set[str]:
+        asked.append("whole scope")
+        return keep
+
+    def best(keep: set[str], k: int = 2) -> list[str]:
+        asked.clear()
+        found = asyncio.run(ranking.best_passing(k, lambda ids: passes(ids, keep), lambda: everyone(keep)))
+        return [record_id for record_id, _, _ in found]
+
+    head = {f"r{i:05d}" for i in range(0, 200, 7)}
+    assert best(head) == ["r00000", "r00007"] and asked == ["window of 200"]
+    assert best({"r05999", "r00150", "r03000"}) == ["r00150", "r03000"]
+    assert asked == ["window of 200", "whole scope"], "a selective filter costs two round trips"
+    assert best(set()) == []
+    small = Ranking([1.0, 0.0], [("m", spread(50, "s"))])
     asked.clear()
-    assert asyncio.run(ranking.best_passing(2, lambda ids: only(ids, {"r05999"}))) is None
-    assert len(asked) == FILTER_WINDOWS, "past its windows the scan in Cypher takes over"
-    asked.clear()
-    small = Ranking([1.0, 0.0], [("m", spread(300, "s"))])
-    every = asyncio.run(small.best_passing(5, lambda ids: only(ids, {"s00299"})))
-    assert every is not None and [i for i, _, _ in every] == ["s00299"], (
-        "a whole scope asked gives what passed"
-    )
+    found = asyncio.run(small.best_passing(5, lambda ids: passes(ids, {"s00049"}), lambda: everyone(set())))
+    assert [i for i, _, _ in found] == ["s00049"] and asked == ["window of 50"], "a whole scope in one window"
