@@ -1,10 +1,12 @@
-// Recall's vector cache with a selective filter: every record of the scope that recall_vector_exact
+// Recall's vector cache with filters: every record of the scope that recall_vector_exact
 // would score and that passes the filters, by id; the cache ranks them. The same predicate as that
 // scan, without reading an embedding or computing a cosine (most of the scan's cost).
 // Parameters: $scope (memory ids), $dnf (filters, as in recall_vector_exact). Columns: id.
+// No `r.embedding IS NOT NULL`: reading it reads the whole vector, and only the ids the cache holds
+// (embedded records at the records_version it checked) are ranked.
 // Scope: only records whose memory_id is in $scope; `created_at IS NOT NULL` seeks record_memory.
 MATCH (r:Record)
-WHERE r.memory_id IN $scope AND r.created_at IS NOT NULL AND r.embedding IS NOT NULL
+WHERE r.memory_id IN $scope AND r.created_at IS NOT NULL
   AND any(conj IN $dnf WHERE all(p IN conj WHERE
     CASE p.op
       WHEN 'eq' THEN r[p.key] = p.value

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from provider.models import RecordVersion
@@ -92,13 +91,11 @@ class Neo4jRecallStore:
         """Exact over a small scope; index with growing over-fetch, then exact, over a large one."""
         size = size or await self.scope_size(scope)
         if size.in_scope <= EXACT_MAX_RECORDS:
-            if self.vectors is not None:
-                # The cached matrices of the scope's memories, scored outside Cypher; filters are
-                # asked of Neo4j for the best-ranked ids only.
-                filters = None
-                if dnf != [[]]:
-                    filters = (partial(self._passing, scope, dnf), partial(self._all_passing, scope, dnf))
-                hits = await self.vectors.exact(size.versions, vector, k, size.in_scope, filters)
+            if self.vectors is not None and self.vectors.fits(size.in_scope, len(vector)):
+                # The cached matrices of the scope's memories, scored outside Cypher; with filters,
+                # Neo4j only says which records pass them (one round trip, no vector read).
+                passing = None if dnf == [[]] else await self._passing(scope, dnf)
+                hits = await self.vectors.exact(size.versions, vector, k, passing)
                 if hits is not None:
                     return hits, "exact"
             return await self._exact(scope, vector, dnf, k), "exact"
@@ -114,11 +111,7 @@ class Neo4jRecallStore:
                 return await self._exact(scope, vector, dnf, k), "exact_fallback"
             fetch = min(INDEX_FETCH_MAX, fetch * 4)
 
-    async def _passing(self, scope: list[str], dnf: Any, ids: list[str]) -> set[str]:
-        rows = await self.store.read("recall_filter_ids", ids=ids, scope=scope, dnf=dnf)
-        return {str(r["id"]) for r in rows}
-
-    async def _all_passing(self, scope: list[str], dnf: Any) -> set[str]:
+    async def _passing(self, scope: list[str], dnf: Any) -> set[str]:
         rows = await self.store.read("recall_filter_scope_ids", scope=scope, dnf=dnf)
         return {str(r["id"]) for r in rows}
 

@@ -11,7 +11,6 @@ costs a load. The budget bounds the bytes held; the least recently used memories
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,9 +20,6 @@ from provider.store.driver import Neo4jStore
 
 Hit = tuple[str, str, float | None]
 Matrix = npt.NDArray[np.float32]
-Passes = Callable[[list[str]], Awaitable[set[str]]]
-Everyone = Callable[[], Awaitable[set[str]]]
-FIRST_WINDOW = 200  # ids of the ranking's head asked about before the whole scope is
 
 
 @dataclass(frozen=True)
@@ -58,22 +54,20 @@ class VectorCache:
         self.bytes = 0
         self.stats = CacheStats()
 
-    async def exact(
-        self,
-        versions: dict[str, int],
-        vector: list[float],
-        k: int,
-        records: int,
-        filters: tuple[Passes, Everyone] | None = None,
-    ) -> list[Hit] | None:
-        """The top k by cosine over the memories' records, only those passing `filters` when given.
+    def fits(self, records: int, dimension: int) -> bool:
+        """Whether a scope of this many records could be held at all (384 float32s and an id each)."""
+        if records * (4 * dimension + 64) <= self.budget:
+            return True
+        self.stats.too_big += 1
+        return False
 
-        None when the scope would not fit the budget: the caller scans in Cypher then.
+    async def exact(
+        self, versions: dict[str, int], vector: list[float], k: int, passing: set[str] | None = None
+    ) -> list[Hit] | None:
+        """The top k by cosine over the memories' records (only the ids in `passing`, when given).
+
+        None when the memories could not all be held at once: the caller scans in Cypher then.
         """
-        # 384 float32s and an id a record: a scope that cannot fit is left to Cypher without a load.
-        if records * (4 * len(vector) + 64) > self.budget:
-            self.stats.too_big += 1
-            return None
         stale = [m for m, version in versions.items() if self._current(m, version) is None]
         if stale:
             await self._load(stale, versions)
@@ -82,9 +76,7 @@ class VectorCache:
             return None  # evicted while loading (a scope near the budget): Cypher answers it
         self.stats.hits += len(versions) - len(stale)
         ranking = Ranking(vector, [(m, e) for m, e in entries if e is not None])
-        if filters is None:
-            return ranking.best(k)
-        return await ranking.best_passing(k, *filters)
+        return ranking.best(k) if passing is None else ranking.best_among(k, passing)
 
     def _current(self, memory_id: str, version: int) -> Entry | None:
         entry = self.held.get(memory_id)
@@ -143,18 +135,8 @@ class Ranking:
     def best(self, k: int) -> list[Hit]:
         return self.window(0, k)
 
-    async def best_passing(self, k: int, passes: Passes, everyone: Everyone) -> list[Hit]:
-        """The best k that pass the filters, in two round trips at most, however selective.
-
-        A first window of the ranking is asked about by id (most filters keep most records); when too
-        few of it pass, which records of the whole scope pass is asked once, and those are ranked here.
-        """
-        hits = self.window(0, max(k * 10, FIRST_WINDOW))
-        allowed = await passes([record_id for record_id, _, _ in hits])
-        kept = [hit for hit in hits if hit[0] in allowed]
-        if len(kept) >= k or len(hits) == len(self.scores):
-            return kept[:k]
-        passing = await everyone()
+    def best_among(self, k: int, passing: set[str]) -> list[Hit]:
+        """The best k of the records whose ids are in `passing` (those a filter kept)."""
         chosen = [i for i, record_id in enumerate(self.ids) if record_id in passing]
         chosen.sort(key=lambda i: (-float(self.scores[i]), self.ids[i]))
         return [(self.ids[i], self.memories[i], float(self.scores[i])) for i in chosen[:k]]

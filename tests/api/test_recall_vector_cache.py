@@ -185,10 +185,10 @@ def test_filtered_questions_rank_the_cache_and_ask_neo4j_only_for_the_filter(
     assert_same(cached, ranking(uncached, alice, memory, filters=filters))
 
 
-def test_a_filter_that_keeps_few_of_the_best_is_answered_from_the_whole_scope(
+def test_a_filter_that_keeps_few_is_answered_from_the_cache(
     client: TestClient, uncached: TestClient, mem: Memories, alice: Member
 ) -> None:
-    """More records than the first window, and the few that pass rank below it: the second step."""
+    """Many records, and the few that pass rank far below the rest: the filter's ids, then the cache."""
     memory = mem.make(alice)["id"]
     for i in range(225):
         mem.remember(
@@ -206,4 +206,4 @@ def test_a_filter_that_keeps_few_of_the_best_is_answered_from_the_whole_scope(
     assert cache.stats.loads == loads + 1
     assert_same(cached, ranking(uncached, alice, memory, filters=only_bills))
     unfiltered = recall(client, alice, memory, query=QUESTION, limit=100)["results"]
-    assert not {r["record"]["id"] for r in unfiltered} & set(rare), "the bills rank below the first window"
+    assert not {r["record"]["id"] for r in unfiltered} & set(rare), "the bills rank below a hundred others"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import numpy as np
 
 from provider.store.vector_cache import Entry, Ranking
@@ -42,29 +40,8 @@ def test_rows_of_another_dimension_and_empty_memories_are_left_out() -> None:
     assert [i for i, _, _ in best] == ["s00000", "s00001", "s00002"]
 
 
-def test_a_filter_is_asked_about_the_head_then_about_the_whole_scope_once() -> None:
-    ranking = Ranking([1.0, 0.0], [("m", spread(6000, "r"))])
-    asked: list[str] = []
-
-    async def passes(ids: list[str], keep: set[str]) -> set[str]:
-        asked.append(f"window of {len(ids)}")
-        return keep & set(ids)
-
-    async def everyone(keep: set[str]) -> set[str]:
-        asked.append("whole scope")
-        return keep
-
-    def best(keep: set[str], k: int = 2) -> list[str]:
-        asked.clear()
-        found = asyncio.run(ranking.best_passing(k, lambda ids: passes(ids, keep), lambda: everyone(keep)))
-        return [record_id for record_id, _, _ in found]
-
-    head = {f"r{i:05d}" for i in range(0, 200, 7)}
-    assert best(head) == ["r00000", "r00007"] and asked == ["window of 200"]
-    assert best({"r05999", "r00150", "r03000"}) == ["r00150", "r03000"]
-    assert asked == ["window of 200", "whole scope"], "a selective filter costs two round trips"
-    assert best(set()) == []
-    small = Ranking([1.0, 0.0], [("m", spread(50, "s"))])
-    asked.clear()
-    found = asyncio.run(small.best_passing(5, lambda ids: passes(ids, {"s00049"}), lambda: everyone(set())))
-    assert [i for i, _, _ in found] == ["s00049"] and asked == ["window of 50"], "a whole scope in one window"
+def test_among_keeps_only_the_ids_a_filter_passed_in_ranking_order() -> None:
+    ranking = Ranking([1.0, 0.0], [("m", spread(3000, "r"))])
+    assert [i for i, _, _ in ranking.best_among(2, {"r02999", "r00150", "r01000"})] == ["r00150", "r01000"]
+    assert ranking.best_among(5, set()) == []
+    assert [i for i, _, _ in ranking.best_among(5, {"gone", "r00007"})] == ["r00007"]
