@@ -130,10 +130,12 @@ class Neo4jRecallStore:
         filtered_after = dnf != [[]] or len(scope) > SCOPE_CLAUSE_MAX
         fetch = k if len(scope) <= SCOPE_CLAUSE_MAX else min(INDEX_FETCH_MAX, k * 20)
         while True:
-            rows = await self.store.read("recall_text", lucene=lucene, scope=scope, dnf=dnf, fetch=fetch, k=k)
-            seen = rows[0]["seen"] if rows else fetch
-            if not filtered_after or len(rows) >= k or seen < fetch or fetch >= INDEX_FETCH_MAX:
-                return [(r["id"], r["memory_id"], r["score"]) for r in rows]
+            row = (
+                await self.store.read("recall_text", lucene=lucene, scope=scope, dnf=dnf, fetch=fetch, k=k)
+            )[0]
+            found = row["found"]
+            if not filtered_after or len(found) >= k or row["seen"] < fetch or fetch >= INDEX_FETCH_MAX:
+                return [(hit["id"], hit["memory_id"], hit["score"]) for hit in found]
             fetch = min(INDEX_FETCH_MAX, fetch * 4)
 
     async def fields(self, scope: list[str], dnf: Any, k: int) -> tuple[list[Hit], str]:
