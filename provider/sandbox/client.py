@@ -63,8 +63,8 @@ class SandboxClient:
     async def close(self) -> None:
         await self._http.aclose()
 
-    async def health(self) -> dict[str, Any]:
-        return await self._call("GET", "/health", timeout=10.0)
+    async def health(self, timeout: float = 10.0) -> dict[str, Any]:
+        return await self._call("GET", "/health", timeout=timeout)
 
     async def holds(self, key: str) -> bool:
         try:

@@ -25,6 +25,8 @@ from provider.sandbox.client import Plan, SandboxClient, SandboxResult, ScopeGon
 from provider.store import local_server
 from provider.store.projection import Projection
 
+# Readiness waits this long for the service's health: a hung sandbox must not hold /readyz callers.
+HEALTH_SECONDS = 2.0
 Scope = tuple[str, ...]
 Version = tuple[int, ...]
 Load = Callable[[], Awaitable[Projection]]
@@ -142,7 +144,7 @@ class SandboxPool:
             return "the local query sandbox service stopped"
         if self.url is not None:
             try:
-                await (await self.client()).health()
+                await (await self.client()).health(timeout=HEALTH_SECONDS)
             except UnavailableError:
                 return f"the query sandbox service at {self.url} does not answer"
         return self.failing

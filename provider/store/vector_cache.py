@@ -11,6 +11,7 @@ costs a load. The budget bounds the bytes held; the least recently used memories
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,23 +121,18 @@ class Ranking:
         parts = [e.rows @ query for _, e in usable]
         self.scores = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
 
-    def window(self, start: int, stop: int) -> list[Hit]:
-        """Ranks start..stop (stop past the end is the end), in order."""
-        stop = min(stop, len(self.scores))
-        if start >= stop:
-            return []
-        # A few past the window, so that ties at its edge are still ordered by id.
-        edge = min(stop + 8, len(self.scores))
-        order = np.argpartition(-self.scores, edge - 1)[:edge] if edge < len(self.scores) else None
-        picked = range(len(self.scores)) if order is None else order.tolist()
-        ranked = sorted(picked, key=lambda i: (-float(self.scores[i]), self.ids[i]))[start:stop]
-        return [(self.ids[i], self.memories[i], float(self.scores[i])) for i in ranked]
-
     def best(self, k: int) -> list[Hit]:
-        return self.window(0, k)
+        """The best k of every row."""
+        if k < len(self.scores):
+            # A few past k, so that ties at the edge are still ordered by id.
+            edge = min(k + 8, len(self.scores))
+            return self._ordered(np.argpartition(-self.scores, edge - 1)[:edge].tolist(), k)
+        return self._ordered(range(len(self.scores)), k)
 
     def best_among(self, k: int, passing: set[str]) -> list[Hit]:
         """The best k of the records whose ids are in `passing` (those a filter kept)."""
-        chosen = [i for i, record_id in enumerate(self.ids) if record_id in passing]
-        chosen.sort(key=lambda i: (-float(self.scores[i]), self.ids[i]))
-        return [(self.ids[i], self.memories[i], float(self.scores[i])) for i in chosen[:k]]
+        return self._ordered([i for i, record_id in enumerate(self.ids) if record_id in passing], k)
+
+    def _ordered(self, rows: Iterable[int], k: int) -> list[Hit]:
+        ranked = sorted(rows, key=lambda i: (-float(self.scores[i]), self.ids[i]))[:k]
+        return [(self.ids[i], self.memories[i], float(self.scores[i])) for i in ranked]
