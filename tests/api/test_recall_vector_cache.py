@@ -63,6 +63,14 @@ def cache_of(client: TestClient) -> VectorCache:
     return store.vectors
 
 
+def memory_of_facts(mem: Memories, who: Member) -> str:
+    """A new memory holding FACTS."""
+    memory: str = mem.make(who)["id"]
+    for fact in FACTS:
+        mem.remember(who, memory, fact)
+    return memory
+
+
 def ranking(client: TestClient, who: Member, memory_id: str, **body: Any) -> list[tuple[str, float]]:
     answer = recall(client, who, memory_id, query=QUESTION, limit=10, **body)
     return [(r["record"]["id"], r["score"]) for r in answer["results"]]
@@ -126,9 +134,7 @@ def test_every_write_is_seen_by_the_next_question(
 def test_a_re_embedding_is_seen_by_the_next_question(
     lab: Lab, client: TestClient, uncached: TestClient, mem: Memories, alice: Member
 ) -> None:
-    memory = mem.make(alice)["id"]
-    for fact in FACTS:
-        mem.remember(alice, memory, fact)
+    memory = memory_of_facts(mem, alice)
     before = ranking(client, alice, memory)
     services = client.app.state.services  # type: ignore[attr-defined]
     reembedder = Reembedder(services.tree, services.records.records, services.records.embedder)
@@ -144,9 +150,7 @@ def test_a_re_embedding_is_seen_by_the_next_question(
 def test_a_scope_past_the_budget_is_scanned_in_cypher(
     settings: Settings, embedder: Embedder, mem: Memories, alice: Member, uncached: TestClient
 ) -> None:
-    memory = mem.make(alice)["id"]
-    for fact in FACTS:
-        mem.remember(alice, memory, fact)
+    memory = memory_of_facts(mem, alice)
     tiny = settings.model_copy(update={"recall_vector_cache_mb": 1})
     with TestClient(create_app(tiny, embedder=embedder)) as small:
         cache = cache_of(small)
@@ -207,3 +211,19 @@ def test_a_filter_that_keeps_few_is_answered_from_the_cache(
     assert_same(cached, ranking(uncached, alice, memory, filters=only_bills))
     unfiltered = recall(client, alice, memory, query=QUESTION, limit=100)["results"]
     assert not {r["record"]["id"] for r in unfiltered} & set(rare), "the bills rank below a hundred others"
+
+
+def test_what_one_caller_cached_never_reaches_a_caller_who_may_not_read_it(
+    client: TestClient, uncached: TestClient, mem: Memories, alice: Member, bob: Member
+) -> None:
+    """The cache is shared by every caller; the scope is still computed per caller before it is asked."""
+    root = mem.make(alice)["id"]
+    cut = mem.make(alice, parent_id=root, restricted=True)["id"]
+    secret = mem.remember(alice, cut, "The cat sleeps in the locked server room.")["id"]
+    mem.remember(alice, root, "The cat sleeps on the blue sofa.")
+    mem.grant(alice, root, bob.principal, "read")
+    assert secret in [i for i, _ in ranking(client, alice, root)], "alice's question cached the cut branch"
+    assert cut in cache_of(client).held
+    seen = ranking(client, bob, root)
+    assert secret not in [i for i, _ in seen]
+    assert_same(seen, ranking(uncached, bob, root))
