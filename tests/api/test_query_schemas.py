@@ -126,9 +126,10 @@ def test_checks_at_their_limit_delay_no_other_caller(lab: Lab, alice: Member, bo
         assert ok(listed)["data"] == []
         latencies.append(seconds)
     assert statuses == [422] * 4
-    # A check in a thread would hold the GIL for its whole one-second budget; half of it leaves room for
-    # a busy machine (the sandbox service's background start shares the two cores), the median none.
-    assert len(latencies) >= 3 and max(latencies) < 0.5, latencies
+    # A check in a thread would hold the GIL for its whole one-second budget, so nearly every answer
+    # would wait about that long. One slow answer is left to a busy machine (the sandbox service's
+    # background start and the collector share the two cores); the rest stay under half of it.
+    assert len(latencies) >= 3 and sorted(latencies)[-2] < 0.5, latencies
     assert statistics.median(latencies) < 0.1, latencies
 
 
