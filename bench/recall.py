@@ -14,6 +14,8 @@ by hand, so no network but everything else: routing, auth, access, embedding, Cy
   scopes and floors are taken in turn, question by question, so drift in the machine hits them alike;
 - the child is asked a third time with the vector cache set aside (`scan`): the exact scan in Cypher,
   so the cache's gain is measured in the same run;
+- beside them, every fifth question, the exhaustive scan Graphiti's design runs on Neo4j (a cosine in
+  Cypher for every record of the root's scope, sorted; no vector index);
 - then 8 concurrent clients, 25 questions each, per mode, on the root.
 
 Prints a table, writes bench/results/recall.json, and deletes what it wrote.
@@ -60,6 +62,13 @@ RAW_INDEX = """
 CALL db.index.vector.queryNodes('record_embedding', $k, $vector) YIELD node, score
 RETURN node.id AS id, score
 """
+# Graphiti's way on Neo4j: no vector index, a cosine for every node of the caller's groups, sorted.
+EXHAUSTIVE_SCAN = """
+MATCH (r:Record) WHERE r.memory_id IN $scope
+WITH r, vector.similarity.cosine(r.embedding, $vector) AS score
+RETURN r.id AS id, score ORDER BY score DESC LIMIT $k
+"""
+SCAN_EVERY = 5  # the exhaustive scan takes seconds at 100,000 records: every fifth question
 
 
 def memory_sizes(total: int, count: int) -> list[int]:
@@ -191,6 +200,8 @@ async def sequential(
     asked = [question for question, _ in corpus.questions(count, seed)]
     driver = bench.driver
     timings: dict[str, list[float]] = {}
+    scans: list[float] = []
+    root_scope = [bench.root, *bench.children]
     for i in range(-3, count):  # three rounds of warm-up
         for mode in MODES:
             for where, memory_id in (("root", bench.root), ("child", child), ("child_scan", child)):
@@ -208,11 +219,16 @@ async def sequential(
         began = time.perf_counter()
         await driver.execute_query(RAW_INDEX, k=20, vector=vector)
         timings.setdefault("floor/raw_vector_index_k20", []).append((time.perf_counter() - began) * 1000)
+        if i >= 0 and i % SCAN_EVERY == 0:
+            began = time.perf_counter()
+            await driver.execute_query(EXHAUSTIVE_SCAN, k=20, vector=vector, scope=root_scope)
+            scans.append((time.perf_counter() - began) * 1000)
     result: dict[str, Any] = {
         "sequential_root": {},
         "sequential_child": {},
         "sequential_child_scan": {},
         "floor": {},
+        "beside": {"exhaustive_cosine_scan_root": summary(scans)},
     }
     for key, values in timings.items():
         where, name = key.split("/")
@@ -343,6 +359,14 @@ def table(result: dict[str, Any]) -> str:
         lines.append(
             f"fused / floor, {where}: p50 {fused['p50_ms'] / p50:.2f}x ({p50:.1f} ms), "
             f"p95 {fused['p95_ms'] / p95:.2f}x ({p95:.1f} ms)"
+        )
+    scan = result.get("beside", {}).get("exhaustive_cosine_scan_root")
+    if scan:
+        query = result["sequential_root"]["query"]
+        lines.append(
+            f"beside: an exhaustive cosine scan of the root in Cypher (Graphiti's way), {scan['calls']} "
+            f"questions: p50 {scan['p50_ms']:.1f}  p95 {scan['p95_ms']:.1f}; recall by meaning at the root "
+            f"takes {query['p50_ms'] / scan['p50_ms']:.3f}x its p50"
         )
     return "\n".join(lines)
 
