@@ -325,9 +325,10 @@ async def run(
                 recall_store = app.state.services.recall.store
                 timings = await measure(bench, child, embedder, count, seed + 1, recall_store)
             finally:
-                if loaded and target.source != "local":  # a local server is deleted whole afterwards
-                    await corpus.remove(driver, loaded["prefix"], None)
-                await client.delete(f"/v1/memories/{bench.root}", headers=bench.headers)
+                if target.source != "local":  # a local server is deleted whole afterwards
+                    if loaded:
+                        await corpus.remove(driver, loaded["prefix"], None)
+                    await client.delete(f"/v1/memories/{bench.root}", headers=bench.headers)
     return {
         "environment": {
             "neo4j": target.describe(),
