@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     embedding_dimension: int = 384
     embedding_batch_size: int = 64
     embedding_runtime: Literal["onnx", "torch"] = "onnx"
+    embedding_threads: NonNegativeInt = 0  # onnxruntime's threads for batches; 0: one per core
+    embedding_question_threads: NonNegativeInt = 1  # for a single text (a question, one remember)
     cache_dir: Path = Path.home() / ".cache" / "uhp-memory"
 
     # Where file bytes live (README "Several instances"): a directory for one instance, an S3-compatible

@@ -99,15 +99,24 @@ class OnnxEmbedder:
     """
 
     def __init__(
-        self, model: str, *, cache_dir: Path, batch_size: int = 64, threads: int = 0, max_length: int = 256
+        self,
+        model: str,
+        *,
+        cache_dir: Path,
+        batch_size: int = 64,
+        threads: int = 0,
+        question_threads: int = 0,
+        max_length: int = 256,
     ):
         self.model_name = model
         self.cache_dir = cache_dir
         self.batch_size = batch_size
         self.threads = threads
+        self.question_threads = question_threads
         self.max_length = max_length
         self.dimension = 0
         self._session: Any = None
+        self._question_session: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
 
@@ -125,13 +134,19 @@ class OnnxEmbedder:
 
             source = packaged_model_path(self.model_name)
             graph = self.graph_path(source)
-            options = onnxruntime.SessionOptions()
-            if self.threads:
-                options.intra_op_num_threads = self.threads
+
+            def session(threads: int) -> Any:
+                options = onnxruntime.SessionOptions()
+                if threads:
+                    options.intra_op_num_threads = threads
+                return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+
             self._tokenizer = model_tokenizer(source, max_length=self.max_length)
-            self._session = onnxruntime.InferenceSession(
-                str(graph), options, providers=["CPUExecutionProvider"]
-            )
+            # One short text gains nothing from more threads, and each spare core is what Neo4j and
+            # another question need meanwhile: a single text runs on a session of its own.
+            self._question_session = session(self.question_threads)
+            same = self.question_threads == self.threads
+            self._session = self._question_session if same else session(self.threads)
             self.dimension = BertShape.read(source).hidden
 
     def graph_path(self, source: Path) -> Path:
@@ -149,15 +164,16 @@ class OnnxEmbedder:
         self.load()
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors: list[list[float]] = [[] for _ in texts]
+        session = self._question_session if len(texts) == 1 else self._session
         with metrics.timed(metrics.EMBEDDING_SECONDS):
             for start in range(0, len(order), self.batch_size):
                 chunk = order[start : start + self.batch_size]
-                for index, vector in zip(chunk, self._batch([texts[i] for i in chunk]), strict=True):
+                for index, vector in zip(chunk, self._batch(session, [texts[i] for i in chunk]), strict=True):
                     vectors[index] = vector
         metrics.EMBEDDED_TEXTS.inc(len(texts))
         return vectors
 
-    def _batch(self, texts: list[str]) -> list[list[float]]:
+    def _batch(self, session: Any, texts: list[str]) -> list[list[float]]:
         import numpy as np
 
         encoded = self._tokenizer.encode_batch(texts)
@@ -166,7 +182,7 @@ class OnnxEmbedder:
             "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
             "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
         }
-        hidden = self._session.run(None, feeds)[0]
+        hidden = session.run(None, feeds)[0]
         mask = feeds["attention_mask"][..., None].astype(np.float32)
         pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
@@ -198,12 +214,20 @@ def onnx_embedder(model: str, *, batch_size: int = 64) -> OnnxEmbedder:
 
 
 def build_embedder(
-    runtime: str, model: str, *, cache_dir: Path, batch_size: int
+    runtime: str,
+    model: str,
+    *,
+    cache_dir: Path,
+    batch_size: int,
+    threads: int = 0,
+    question_threads: int = 0,
 ) -> OnnxEmbedder | SentenceTransformerEmbedder:
     """The configured runtime: `onnx` (default, faster) or `torch` (sentence-transformers itself)."""
     if runtime == "torch":
         return SentenceTransformerEmbedder(model, batch_size=batch_size)
-    return OnnxEmbedder(model, cache_dir=cache_dir, batch_size=batch_size)
+    return OnnxEmbedder(
+        model, cache_dir=cache_dir, batch_size=batch_size, threads=threads, question_threads=question_threads
+    )
 
 
 def configured_embedder(settings: Settings) -> OnnxEmbedder | SentenceTransformerEmbedder:
@@ -213,6 +237,8 @@ def configured_embedder(settings: Settings) -> OnnxEmbedder | SentenceTransforme
         settings.embedding_model,
         cache_dir=settings.cache_dir / "onnx",
         batch_size=settings.embedding_batch_size,
+        threads=settings.embedding_threads,
+        question_threads=settings.embedding_question_threads,
     )
 
 

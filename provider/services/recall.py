@@ -17,6 +17,8 @@ from provider.services.tree import TreeService
 from provider.store.recall import TEXT_WORDS, Neo4jRecallStore, VersionHit, words_cut
 
 SIGNALS = ("query", "text", "filters")
+# The question's vector, being computed since the request was authenticated.
+Embedding = asyncio.Task[list[list[float]]]
 HISTORY_CAP = 50_000
 
 
@@ -66,6 +68,21 @@ class RecallService:
 
     async def recall(self, caller: Caller, memory_id: str, request: RecallAsk) -> RecallAnswer:
         """Scope, retrieve per signal, fuse, hydrate, judge."""
+        # The caller is authenticated: the model embeds the question while access computes the scope
+        # (no record is touched before the scope is known; a refused question's vector is dropped).
+        embedding = asyncio.create_task(self.embedder.embed([request.query])) if request.query else None
+        try:
+            return await self._answer(caller, memory_id, request, embedding)
+        finally:
+            if embedding is not None:
+                if not embedding.done():
+                    embedding.cancel()
+                elif not embedding.cancelled():
+                    embedding.exception()  # a failure unused because the question failed first
+
+    async def _answer(
+        self, caller: Caller, memory_id: str, request: RecallAsk, embedding: Embedding | None
+    ) -> RecallAnswer:
         # Depth 0 still fetches one level down: the answer names the children to walk to next.
         reach = await self.tree.readable_scope(
             caller, memory_id, max(request.depth, 1) if request.depth is not None else None
@@ -81,7 +98,7 @@ class RecallService:
         # asked memory or a child) are read while the signals run; a result deeper down is read after.
         named = ([parent_id] if parent_id else []) + children_ids
         (ranked, best, strategy, instant, cut), early_views = await asyncio.gather(
-            self._ranked(caller, request, scope, dnf),
+            self._ranked(caller, request, scope, dnf, embedding),
             self.tree.views(caller, sorted({*named, memory_id})),
         )
         degraded += cut
@@ -102,14 +119,14 @@ class RecallService:
         )
 
     async def _ranked(
-        self, caller: Caller, request: RecallAsk, scope: list[str], dnf: Any
+        self, caller: Caller, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None
     ) -> tuple[list[Fused], float | None, str, int | None, list[str]]:
         """The fused ranking, its best similarity, how it was found, and the instant it is true at."""
         instant = await self.records.instant(caller, request.as_of)
         if instant is not None or request.include == "all":
-            fused, best, strategy, cut = await self._history(request, scope, dnf, instant)
+            fused, best, strategy, cut = await self._history(request, scope, dnf, instant, embedding)
             return fused, best, strategy, instant, cut
-        return (*await self._current(request, scope, dnf), instant, [])
+        return (*await self._current(request, scope, dnf, embedding), instant, [])
 
     def _capped(self, scope: list[str]) -> tuple[list[str], list[str]]:
         if len(scope) <= self.subtree_cap:
@@ -117,7 +134,7 @@ class RecallService:
         return scope[: self.subtree_cap], [f"subtree:capped_at_{self.subtree_cap}_memories"]
 
     async def _current(
-        self, request: RecallAsk, scope: list[str], dnf: Any
+        self, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None
     ) -> tuple[list[Fused], float | None, str]:
         k = max(request.limit * 2, self.candidates)
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
@@ -127,10 +144,8 @@ class RecallService:
         # searches the words, so a fused question costs about its slowest signal, not their sum.
         text_search = asyncio.create_task(self.store.text(scope, words, dnf, k)) if words else None
         try:
-            if request.query:
-                embedded, size = await asyncio.gather(
-                    self.embedder.embed([request.query]), self.store.scope_size(scope)
-                )
+            if embedding is not None:
+                embedded, size = await asyncio.gather(embedding, self.store.scope_size(scope))
                 rankings["query"], strategy = await self.store.vector(scope, embedded[0], dnf, k, size)
             if text_search is not None:
                 rankings[words_signal] = await text_search
@@ -161,15 +176,15 @@ class RecallService:
         return fuse(rankings)
 
     async def _history(
-        self, request: RecallAsk, scope: list[str], dnf: Any, instant: int | None
+        self, request: RecallAsk, scope: list[str], dnf: Any, instant: int | None, embedding: Embedding | None
     ) -> tuple[list[Fused], float | None, str, list[str]]:
         at = instant if instant is not None else ids.now_ms() + 1
         rows = await self.store.versions(scope, at, request.include == "all", dnf, HISTORY_CAP + 1)
         cut = [f"history:capped_at_{HISTORY_CAP}_versions"] if len(rows) > HISTORY_CAP else []
         rows = rows[:HISTORY_CAP]
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
-        if request.query:
-            vector = (await self.embedder.embed([request.query]))[0]
+        if embedding is not None:
+            vector = (await embedding)[0]
             # Up to HISTORY_CAP cosines in Python: CPU work that must not hold the event loop.
             scored = await asyncio.to_thread(_by_similarity, vector, rows)
             rankings["query"] = [(r.record_id, r.memory_id, s) for r, s in scored[: request.limit * 2]]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from provider.embeddings import PackagedTokenizer, model_tokenizer, packaged_model_path
+from provider.embeddings import OnnxEmbedder, PackagedTokenizer, model_tokenizer, packaged_model_path
 from provider.onnx_bert import BertShape
 
 SOURCE = packaged_model_path("all-MiniLM-L6-v2")
@@ -39,3 +39,19 @@ def test_the_tokenizer_pads_to_the_longest_and_truncates() -> None:
 def test_token_counts_leave_out_the_special_tokens() -> None:
     assert PackagedTokenizer("all-MiniLM-L6-v2").count("a sample") == 2
     assert PackagedTokenizer("all-MiniLM-L6-v2").count("") == 0
+
+
+def test_one_text_runs_on_its_own_session_and_agrees_with_a_batch() -> None:
+    """A question runs on a one-thread session beside the batch session; both give the same vector."""
+    from provider.embeddings import onnx_embedder
+
+    shared = onnx_embedder("all-MiniLM-L6-v2")  # the graph built once in the usual cache
+    embedder = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=shared.cache_dir, threads=0, question_threads=1)
+    embedder.load()
+    assert embedder._question_session is not embedder._session
+    alone = embedder.embed_sync(["where does the cat sleep"])[0]
+    batched = embedder.embed_sync(["where does the cat sleep", "a longer sentence about something else"])[0]
+    assert max(abs(a - b) for a, b in zip(alone, batched, strict=True)) < 1e-5
+    same = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=shared.cache_dir, threads=1, question_threads=1)
+    same.load()
+    assert same._question_session is same._session
