@@ -16,7 +16,6 @@ Prints a table, writes bench/results/calibrate_abstain.json, and deletes the mem
 from __future__ import annotations
 
 import argparse
-import json
 import secrets
 import statistics
 import tempfile
@@ -30,10 +29,11 @@ from pydantic import SecretStr
 
 from bench import abstain_set
 from bench.corpus import MODEL, RESULTS
+from bench.report import on_neo4j, report
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, onnx_embedder
-from tests.neo4j_target import Neo4jTarget, provision
+from tests.neo4j_target import Neo4jTarget
 
 OUT = RESULTS / "calibrate_abstain.json"
 THRESHOLDS = [round(0.10 + 0.025 * i, 3) for i in range(25)]  # 0.10 .. 0.70
@@ -238,16 +238,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
-    target = provision()
-    try:
-        result = run(target)
-    finally:
-        target.close()
-    print(table(result))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {out}")
+    result = on_neo4j(lambda target: run(target))
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":

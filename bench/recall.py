@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import random
@@ -46,12 +45,13 @@ from pydantic import SecretStr
 
 from bench import corpus
 from bench.embeddings import percentile
+from bench.report import on_neo4j, report
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder, configured_embedder, onnx_embedder
 from provider.models import Writer
 from provider.store.recall import Neo4jRecallStore
-from tests.neo4j_target import Neo4jTarget, provision
+from tests.neo4j_target import Neo4jTarget
 
 RESULTS = corpus.RESULTS / "recall.json"
 MEMORIES = 50
@@ -412,16 +412,10 @@ def main() -> None:
     )
     parser.add_argument("--out", default=str(RESULTS))
     args = parser.parse_args()
-    target = provision()
-    try:
-        result = asyncio.run(run(target, args.records, args.questions, args.seed, args.vectors_from))
-    finally:
-        target.close()
-    print(table(result))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {out}")
+    result = on_neo4j(
+        lambda target: asyncio.run(run(target, args.records, args.questions, args.seed, args.vectors_from))
+    )
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":
