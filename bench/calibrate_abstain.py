@@ -18,20 +18,17 @@ from __future__ import annotations
 import argparse
 import secrets
 import statistics
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from fastapi.testclient import TestClient
-from pydantic import SecretStr
 
 from bench import abstain_set
 from bench.corpus import MODEL, RESULTS
 from bench.report import on_neo4j, report
+from bench.service import bench_settings
 from provider.api.app import create_app
-from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, onnx_embedder
 from tests.neo4j_target import Neo4jTarget
 
@@ -145,14 +142,7 @@ def run(target: Neo4jTarget) -> dict[str, Any]:
     embedder = onnx_embedder(MODEL)
     embedder.load()
     admin_key = "adm_" + secrets.token_urlsafe(24)
-    settings = Settings(
-        environment="test",
-        admin_key=SecretStr(admin_key),
-        neo4j_uri=target.uri,
-        neo4j_user=target.user,
-        neo4j_password=SecretStr(target.password),
-        file_dir=Path(tempfile.mkdtemp(prefix="bench-abstain-")),
-    )
+    settings = bench_settings(target, admin_key)
     facts = list(abstain_set.FACTS)
     with TestClient(create_app(settings, embedder=embedder)) as client:
         admin = {"Authorization": f"Bearer {admin_key}"}

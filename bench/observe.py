@@ -23,7 +23,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from bench.embeddings import percentile
-from bench.records import bench_settings, environment
+from bench.records import environment, runtime_settings
 from bench.report import aligned, report
 from provider.api.app import create_app
 from provider.embeddings import configured_embedder
@@ -232,7 +232,7 @@ def run(episodes: int, entities: int, warmup: int, runtime: str | None) -> dict[
     rng = random.Random(11)
     try:
         with tempfile.TemporaryDirectory(prefix="uhp-bench-files-") as files:
-            settings = bench_settings(target, admin_key, Path(files), runtime)
+            settings = runtime_settings(target, admin_key, Path(files), runtime)
             began = time.perf_counter()
             embedder = configured_embedder(settings)
             embedder.load()

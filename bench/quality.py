@@ -24,19 +24,18 @@ import argparse
 import json
 import secrets
 import statistics
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
 from neo4j import GraphDatabase
-from pydantic import SecretStr
 
 from bench import quality_data
 from bench.corpus import MODEL, RESULTS
 from bench.quality_data import Conversation, Question, Turn
 from bench.report import on_neo4j, report
+from bench.service import bench_settings
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, onnx_embedder
@@ -218,14 +217,7 @@ def run(
     embedder = onnx_embedder(MODEL)
     embedder.load()
     admin_key = "adm_" + secrets.token_urlsafe(24)
-    settings = Settings(
-        environment="test",
-        admin_key=SecretStr(admin_key),
-        neo4j_uri=target.uri,
-        neo4j_user=target.user,
-        neo4j_password=SecretStr(target.password),
-        file_dir=Path(tempfile.mkdtemp(prefix="bench-quality-")),
-    )
+    settings = bench_settings(target, admin_key)
     weights = [float(w) for w in options.words_weights.split(",") if w.strip()]
     variants = variants_of(settings, weights, options.variant)
     speaker_in_text = bool(options.speaker_in_text)

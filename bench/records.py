@@ -27,10 +27,10 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase, ManagedTransaction
-from pydantic import SecretStr
 
 from bench.embeddings import MODEL, percentile, sentences
 from bench.report import aligned, report
+from bench.service import bench_settings
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, SentenceTransformerEmbedder, configured_embedder
@@ -218,16 +218,9 @@ def environment(target: Neo4jTarget, runtime: str, load_s: float) -> dict[str, A
     }
 
 
-def bench_settings(target: Neo4jTarget, admin_key: str, files: Path, runtime: str | None) -> Settings:
+def runtime_settings(target: Neo4jTarget, admin_key: str, files: Path, runtime: str | None) -> Settings:
     """The service's settings on this database; the embedding runtime is the service's unless named."""
-    settings = Settings(
-        environment="test",
-        admin_key=SecretStr(admin_key),
-        neo4j_uri=target.uri,
-        neo4j_user=target.user,
-        neo4j_password=SecretStr(target.password),
-        file_dir=files,
-    )
+    settings = bench_settings(target, admin_key, files)
     return settings.model_copy(update={"embedding_runtime": runtime}) if runtime else settings
 
 
@@ -237,7 +230,7 @@ def run(count: int, warmup: int, runtime: str | None) -> dict[str, Any]:
     admin_key = "adm_" + secrets.token_urlsafe(24)
     try:
         with tempfile.TemporaryDirectory(prefix="uhp-bench-files-") as files:
-            settings = bench_settings(target, admin_key, Path(files), runtime)
+            settings = runtime_settings(target, admin_key, Path(files), runtime)
             began = time.perf_counter()
             embedder = configured_embedder(settings)
             embedder.load()
