@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import random
@@ -36,12 +35,13 @@ if str(ROOT) not in sys.path:  # run as a file, Python puts bench/ on the path, 
 
 from neo4j import AsyncDriver  # noqa: E402
 
+from bench.report import on_neo4j, report  # noqa: E402
 from provider import access  # noqa: E402
 from provider.services.tree import view_of  # noqa: E402
 from provider.store.driver import Neo4jStore  # noqa: E402
 from provider.store.memories import Neo4jMemoryStore  # noqa: E402
 from provider.store.schema import apply_schema  # noqa: E402
-from tests.neo4j_target import Neo4jTarget, provision  # noqa: E402
+from tests.neo4j_target import Neo4jTarget  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "access.json"
 LEVELS = (1, 4, 16, 64, 256, 1024, 3000, 5635)  # memories per level: 10,000 over 8 levels
@@ -365,15 +365,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026, help="shapes the tree and the grants")
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
     args = parser.parse_args()
-    target = provision()
-    try:
-        result = asyncio.run(run(target, args.calls, args.warmup, args.seed))
-    finally:
-        target.close()
-    print(table(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
+    result = on_neo4j(lambda target: asyncio.run(run(target, args.calls, args.warmup, args.seed)))
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":

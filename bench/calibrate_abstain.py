@@ -4,8 +4,9 @@ Run from the repository root: `python -m bench.calibrate_abstain`. Neo4j comes f
 NEO4J_USER, NEO4J_PASSWORD), else tests/neo4j_target.py provisions one. The bench writes the 60 facts of
 bench/abstain_set.py into a fresh memory through the API, asks every labelled question as a query-only
 recall over HTTP (the app in-process behind Starlette's TestClient), and reads the best cosine of each
-answer: the API's `score` is the fused rank score, so the bench recomputes the cosine between the
-question and the top record's words with the same model (query-only fusion keeps the vector order).
+answer: the API's `score` is the fused score, so the bench recomputes, with the same model, the highest
+cosine between the question and the words of the five records that came back (a query's own words
+are fused with its meaning, so the closest record by meaning need not come first).
 For each threshold it reports accuracy, precision, recall, F1 and F0.5 of "abstain" (positive = the
 memory does not hold the answer), picks the best by F0.5 (a wrong abstain hides a right answer, so
 precision counts double), and checks the service's own `abstain` at its setting.
@@ -15,24 +16,21 @@ Prints a table, writes bench/results/calibrate_abstain.json, and deletes the mem
 from __future__ import annotations
 
 import argparse
-import json
 import secrets
 import statistics
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from fastapi.testclient import TestClient
-from pydantic import SecretStr
 
 from bench import abstain_set
 from bench.corpus import MODEL, RESULTS
+from bench.report import on_neo4j, report
+from bench.service import bench_settings
 from provider.api.app import create_app
-from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, onnx_embedder
-from tests.neo4j_target import Neo4jTarget, provision
+from tests.neo4j_target import Neo4jTarget
 
 OUT = RESULTS / "calibrate_abstain.json"
 THRESHOLDS = [round(0.10 + 0.025 * i, 3) for i in range(25)]  # 0.10 .. 0.70
@@ -47,6 +45,7 @@ class Asked:
     kind: str
     expected: str | None
     top: str | None
+    found: list[str]
     best: float
     service_abstain: bool
 
@@ -72,17 +71,22 @@ def ask_all(client: TestClient, headers: dict[str, str], memory_id: str, facts: 
         if response.status_code != 200:
             raise SystemExit(f"bench: {response.status_code} {response.text}")
         body = response.json()
-        top = words(body["results"][0]["record"]) if body["results"] else None
-        asked.append(Asked(question, answerable, kind, expected, top, 0.0, bool(body["abstain"])))
+        found = [words(result["record"]) for result in body["results"]]
+        top = found[0] if found else None
+        asked.append(Asked(question, answerable, kind, expected, top, found, 0.0, bool(body["abstain"])))
     return asked
 
 
 def score(asked: list[Asked], embedder: OnnxEmbedder) -> None:
-    """Fills in each question's best cosine (to the top record; -1 when nothing came back)."""
+    """Fills in each question's best cosine: the highest over the records that came back (-1 when none).
+
+    The service's `best` is the highest cosine in the scope. Since a query's own words are fused by score,
+    the first result need not be the closest by meaning, but the closest is among the first five.
+    """
     questions = np.asarray(embedder.embed_sync([a.question for a in asked]))
-    tops = np.asarray(embedder.embed_sync([a.top or "" for a in asked]))
-    for a, q, t in zip(asked, questions, tops, strict=True):
-        a.best = float(q @ t) if a.top is not None else -1.0
+    for a, q in zip(asked, questions, strict=True):
+        found = np.asarray(embedder.embed_sync(a.found)) if a.found else None
+        a.best = float((found @ q).max()) if found is not None else -1.0
 
 
 def metrics(asked: list[Asked], threshold: float) -> dict[str, float]:
@@ -138,14 +142,7 @@ def run(target: Neo4jTarget) -> dict[str, Any]:
     embedder = onnx_embedder(MODEL)
     embedder.load()
     admin_key = "adm_" + secrets.token_urlsafe(24)
-    settings = Settings(
-        environment="test",
-        admin_key=SecretStr(admin_key),
-        neo4j_uri=target.uri,
-        neo4j_user=target.user,
-        neo4j_password=SecretStr(target.password),
-        file_dir=Path(tempfile.mkdtemp(prefix="bench-abstain-")),
-    )
+    settings = bench_settings(target, admin_key)
     facts = list(abstain_set.FACTS)
     with TestClient(create_app(settings, embedder=embedder)) as client:
         admin = {"Authorization": f"Bearer {admin_key}"}
@@ -231,16 +228,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
-    target = provision()
-    try:
-        result = run(target)
-    finally:
-        target.close()
-    print(table(result))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {out}")
+    result = on_neo4j(lambda target: run(target))
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":

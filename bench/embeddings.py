@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import random
@@ -17,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.report import report
 from provider.embeddings import OnnxEmbedder, onnx_embedder
 
 MODEL = "all-MiniLM-L6-v2"
@@ -194,10 +194,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
     args = parser.parse_args()
     result = asyncio.run(run(args.singles, args.corpus, args.batch))
-    print(table(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {args.out}")
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":

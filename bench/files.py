@@ -13,7 +13,6 @@ Prints a table (median and p95 seconds, MB/s at the median) and writes bench/res
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.embeddings import percentile
+from bench.report import aligned, report
 from tests import seaweedfs
 from tests.faults.service import Api, Neo4jAccess, ServiceProcess
 from tests.neo4j_target import provision
@@ -184,11 +184,7 @@ def table(result: dict[str, Any]) -> str:
         [n, f"{result[n]['median_s']:.3f}", f"{result[n]['p95_s']:.3f}", f"{result[n]['mb_per_s']:.0f}"]
         for n in ORDER
     ]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [
-        row[0].ljust(widths[0]) + "".join(c.rjust(w + 2) for c, w in zip(row[1:], widths[1:], strict=True))
-        for row in rows
-    ]
+    lines = aligned(rows)
     env = result["environment"]
     lines.append(
         f"\n{result['bytes'] / MB:.0f} MB, {result['runs']} runs after one warm-up; neo4j {env['neo4j']}; "
@@ -205,10 +201,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="uhp-bench-files-") as home:
         result = measure(args.runs, int(args.mb * MB), Path(home))
-    print(table(result))
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"\nwrote {RESULTS}")
+    report(result, table, RESULTS)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import random
@@ -27,13 +26,13 @@ import uuid
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bench import corpus
 from bench.embeddings import percentile
+from bench.report import on_neo4j, report
 from provider.embeddings import onnx_embedder
 from provider.models import Writer
 from provider.services.filters import compile_filters
@@ -41,7 +40,7 @@ from provider.store import recall as recall_store
 from provider.store.driver import Neo4jStore
 from provider.store.recall import Neo4jRecallStore
 from provider.store.schema import apply_schema
-from tests.neo4j_target import Neo4jTarget, provision
+from tests.neo4j_target import Neo4jTarget
 
 RESULTS = corpus.RESULTS / "filtered_ann.json"
 SIZES = (50, 150, 800, 4_000, 15_000, 30_000, 50_000)  # per memory, at 100,000 records
@@ -284,16 +283,10 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="leave the data in Neo4j")
     parser.add_argument("--out", default=str(RESULTS), help="where to write the JSON")
     args = parser.parse_args()
-    target = provision()
-    try:
-        result = asyncio.run(run(target, args.records, args.queries, args.seed, args.keep))
-    finally:
-        target.close()
-    print(table(result))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {out}")
+    result = on_neo4j(
+        lambda target: asyncio.run(run(target, args.records, args.queries, args.seed, args.keep))
+    )
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,6 @@ import argparse
 import asyncio
 import json
 import platform
-import secrets
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -30,10 +28,10 @@ import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
-from pydantic import SecretStr
 
 from bench.embeddings import MODEL
 from bench.records import summary
+from bench.service import bench_settings
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import build_embedder
@@ -147,15 +145,7 @@ def main() -> None:
     args = parser.parse_args()
     target = provision()
     try:
-        settings = Settings(
-            environment="test",
-            admin_key=SecretStr("adm_" + secrets.token_urlsafe(24)),
-            neo4j_uri=target.uri,
-            neo4j_user=target.user,
-            neo4j_password=SecretStr(target.password),
-            file_dir=Path(tempfile.mkdtemp(prefix="bench-mcp-files-")),
-            query_sandbox=False,
-        )
+        settings = bench_settings(target, query_sandbox=False)
         with served(settings) as url:
             report = asyncio.run(measure(url, settings, args.records, args.repeats))
         report |= {"neo4j": target.describe(), "machine": platform.platform()}

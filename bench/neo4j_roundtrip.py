@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import statistics
@@ -26,7 +25,8 @@ if str(ROOT) not in sys.path:  # run as a file, Python puts bench/ on the path, 
 
 from neo4j import AsyncDriver, AsyncGraphDatabase  # noqa: E402
 
-from tests.neo4j_target import Neo4jTarget, provision  # noqa: E402
+from bench.report import on_neo4j, report  # noqa: E402
+from tests.neo4j_target import Neo4jTarget  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "neo4j_roundtrip.json"
 
@@ -117,15 +117,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=50, help="untimed round trips first")
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
     args = parser.parse_args()
-    target = provision()
-    try:
-        result = asyncio.run(run(target, args.calls, args.warmup))
-    finally:
-        target.close()
-    print(table(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {args.out}")
+    result = on_neo4j(lambda target: asyncio.run(run(target, args.calls, args.warmup)))
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":

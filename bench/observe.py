@@ -11,7 +11,6 @@ but no network. Writes bench/results/observe.json. Target: at least 200 episodes
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import secrets
@@ -24,7 +23,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from bench.embeddings import percentile
-from bench.records import bench_settings, environment
+from bench.records import environment, runtime_settings
+from bench.report import aligned, report
 from provider.api.app import create_app
 from provider.embeddings import configured_embedder
 from tests.neo4j_target import provision
@@ -232,7 +232,7 @@ def run(episodes: int, entities: int, warmup: int, runtime: str | None) -> dict[
     rng = random.Random(11)
     try:
         with tempfile.TemporaryDirectory(prefix="uhp-bench-files-") as files:
-            settings = bench_settings(target, admin_key, Path(files), runtime)
+            settings = runtime_settings(target, admin_key, Path(files), runtime)
             began = time.perf_counter()
             embedder = configured_embedder(settings)
             embedder.load()
@@ -269,11 +269,7 @@ def table(result: dict[str, Any]) -> str:
                 str(s["wrong_links"]),
             ]
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [
-        row[0].ljust(widths[0]) + "".join(c.rjust(w + 2) for c, w in zip(row[1:], widths[1:], strict=True))
-        for row in rows
-    ]
+    lines = aligned(rows)
     env = result["environment"]
     lines.append(
         f"\n{result['entities']} entities (parent and child); target {result['target_episodes_per_s']:.0f}"
@@ -299,10 +295,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
     args = parser.parse_args()
     result = run(args.episodes, args.entities, args.warmup, args.runtime)
-    print(table(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {args.out}")
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":

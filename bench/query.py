@@ -23,18 +23,16 @@ import asyncio
 import json
 import os
 import platform
-import secrets
 import statistics
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
-from pydantic import SecretStr
 
 from bench.embeddings import MODEL, percentile
+from bench.service import bench_settings
 from provider import ids
 from provider.api.app import create_app
 from provider.config import Settings
@@ -112,14 +110,7 @@ async def seed(settings: Settings, memory_id: str, writer_id: str, count: int) -
 def run(records: int, repeats: int) -> dict[str, Any]:
     target = provision()
     try:
-        settings = Settings(
-            environment="test",
-            admin_key=SecretStr("adm_" + secrets.token_urlsafe(24)),
-            neo4j_uri=target.uri,
-            neo4j_user=target.user,
-            neo4j_password=SecretStr(target.password),
-            file_dir=Path(tempfile.mkdtemp(prefix="bench-query-files-")),
-        )
+        settings = bench_settings(target)
         embedder = build_embedder("onnx", MODEL, cache_dir=settings.cache_dir / "onnx", batch_size=64)
         with TestClient(create_app(settings, embedder=embedder)) as client:
             return measure(client, settings, records, repeats) | {"neo4j": target.describe()}

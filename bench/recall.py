@@ -25,33 +25,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import random
 import secrets
 import statistics
-import tempfile
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
 import numpy as np
 from fastapi import FastAPI
-from pydantic import SecretStr
 
 from bench import corpus
 from bench.embeddings import percentile
+from bench.report import on_neo4j, report
+from bench.service import bench_settings
 from provider.api.app import create_app
-from provider.config import Settings
 from provider.embeddings import Embedder, configured_embedder, onnx_embedder
 from provider.models import Writer
 from provider.store.recall import Neo4jRecallStore
-from tests.neo4j_target import Neo4jTarget, provision
+from tests.neo4j_target import Neo4jTarget
 
 RESULTS = corpus.RESULTS / "recall.json"
 MEMORIES = 50
@@ -296,14 +293,7 @@ async def run(
         items, matrix = reused(embedded, matrix, total, seed)
     vectors_s = time.perf_counter() - began
     admin_key = "adm_" + secrets.token_urlsafe(24)
-    settings = Settings(
-        environment="test",
-        admin_key=SecretStr(admin_key),
-        neo4j_uri=target.uri,
-        neo4j_user=target.user,
-        neo4j_password=SecretStr(target.password),
-        file_dir=Path(tempfile.mkdtemp(prefix="bench-recall-")),
-    )
+    settings = bench_settings(target, admin_key)
     # The service's own runtime (ONNX by default) embeds the questions, as in production; the corpus's
     # cached vectors came from sentence-transformers, whose vectors it matches (cosine > 0.9999).
     embedder = configured_embedder(settings)
@@ -412,16 +402,10 @@ def main() -> None:
     )
     parser.add_argument("--out", default=str(RESULTS))
     args = parser.parse_args()
-    target = provision()
-    try:
-        result = asyncio.run(run(target, args.records, args.questions, args.seed, args.vectors_from))
-    finally:
-        target.close()
-    print(table(result))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {out}")
+    result = on_neo4j(
+        lambda target: asyncio.run(run(target, args.records, args.questions, args.seed, args.vectors_from))
+    )
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":

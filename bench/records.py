@@ -13,7 +13,6 @@ bench/results/records.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
@@ -28,9 +27,10 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase, ManagedTransaction
-from pydantic import SecretStr
 
 from bench.embeddings import MODEL, percentile, sentences
+from bench.report import aligned, report
+from bench.service import bench_settings
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, SentenceTransformerEmbedder, configured_embedder
@@ -218,16 +218,9 @@ def environment(target: Neo4jTarget, runtime: str, load_s: float) -> dict[str, A
     }
 
 
-def bench_settings(target: Neo4jTarget, admin_key: str, files: Path, runtime: str | None) -> Settings:
+def runtime_settings(target: Neo4jTarget, admin_key: str, files: Path, runtime: str | None) -> Settings:
     """The service's settings on this database; the embedding runtime is the service's unless named."""
-    settings = Settings(
-        environment="test",
-        admin_key=SecretStr(admin_key),
-        neo4j_uri=target.uri,
-        neo4j_user=target.user,
-        neo4j_password=SecretStr(target.password),
-        file_dir=files,
-    )
+    settings = bench_settings(target, admin_key, files)
     return settings.model_copy(update={"embedding_runtime": runtime}) if runtime else settings
 
 
@@ -237,7 +230,7 @@ def run(count: int, warmup: int, runtime: str | None) -> dict[str, Any]:
     admin_key = "adm_" + secrets.token_urlsafe(24)
     try:
         with tempfile.TemporaryDirectory(prefix="uhp-bench-files-") as files:
-            settings = bench_settings(target, admin_key, Path(files), runtime)
+            settings = runtime_settings(target, admin_key, Path(files), runtime)
             began = time.perf_counter()
             embedder = configured_embedder(settings)
             embedder.load()
@@ -275,11 +268,7 @@ def table(result: dict[str, Any]) -> str:
         rows.append(
             [label, str(s["calls"]), *(f"{s[k]:.1f}" for k in ("p50_ms", "p95_ms", "mean_ms", "max_ms"))]
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [
-        row[0].ljust(widths[0]) + "".join(c.rjust(w + 2) for c, w in zip(row[1:], widths[1:], strict=True))
-        for row in rows
-    ]
+    lines = aligned(rows)
     ratio = result["remember_over_floor"]
     lines.append(
         f"\nremember / floor (same texts, same run): p50 {ratio['p50']:.2f}x, p95 {ratio['p95']:.2f}x "
@@ -308,10 +297,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
     args = parser.parse_args()
     result = run(args.records, args.warmup, args.runtime)
-    print(table(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {args.out}")
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import random
@@ -43,6 +42,7 @@ from bench.embeddings import percentile
 from bench.neo4j_roundtrip import rss_mb
 from bench.observe import ASSISTANT, USER
 from bench.recall import RAW_INDEX, bodies
+from bench.report import report
 from provider.config import Settings
 from provider.embeddings import configured_embedder
 from provider.models import Writer
@@ -386,12 +386,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
     args = parser.parse_args()
     result = run(args)
-    print(table(result))
-    for error, count in result.get("service_log_errors", {}).items():
-        print(f"service logged {count} x unhandled {error}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {args.out}")
+    report(result, table, args.out)
 
 
 if __name__ == "__main__":

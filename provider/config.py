@@ -75,8 +75,8 @@ class Settings(BaseSettings):
     subtree_cap: int = 5000
     abstain_below: float = 0.5
     # None: meaning and words fused by rank (RRF, main's before issue 17); a number: by score, words
-    # weighing this much. 0.5 and query words measured best on LoCoMo's development split (bench.quality).
-    recall_words_weight: float | None = 0.5
+    # weighing this much. 0.7 and query words measured best on LoCoMo's development split (bench.quality).
+    recall_words_weight: float | None = 0.7
     recall_query_words: bool = True  # a `query` also searches its own content words
     recall_candidates: int = 20  # each signal's candidates before fusion (at least twice the limit)
     # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from tests.api import tree_support
 from tests.conftest import Member
 from tests.support import Reply as Reply
 from tests.support import ok as ok
@@ -29,24 +30,8 @@ def word(prefix: str) -> str:
     return f"{prefix}{uuid.uuid4().hex[:10]}"
 
 
-class Memories:
-    """Creates memories and records for one test; deletes the memories afterwards, each by its creator."""
-
-    def __init__(self, client: TestClient):
-        self.client = client
-        self.made: list[tuple[str, Member]] = []
-
-    def make(self, who: Member, name: str = "m", **fields: Any) -> dict[str, Any]:
-        """A new memory (200 expected), validated against `Memory`."""
-        body = ok(self.client.post("/v1/memories", json={"name": name, **fields}, headers=who.headers))
-        validate("Memory", body)
-        self.made.append((body["id"], who))
-        return body
-
-    def grant(self, who: Member, memory_id: str, principal: str, *privileges: str) -> None:
-        """Gives `principal` these privileges on the memory."""
-        body = {"principal": principal, "privileges": list(privileges)}
-        ok(self.client.post(f"/v1/memories/{memory_id}/grants", json=body, headers=who.headers))
+class Memories(tree_support.Memories):
+    """The tree's memory helper, plus the records a recall test writes, forgets and revises."""
 
     def remember(self, who: Member, memory_id: str, content: str, **fields: Any) -> dict[str, Any]:
         """Writes a record (a fact unless `type` says otherwise), validated against `MemoryRecord`."""
@@ -64,12 +49,6 @@ class Memories:
         """Appends a version."""
         path = f"/v1/memories/{record['memory_id']}/records/{record['id']}"
         return ok(self.client.patch(path, json=fields, headers=who.headers))
-
-    def cleanup(self) -> None:
-        """Deletes what this test made, deepest first."""
-        for memory_id, who in reversed(self.made):
-            response = self.client.delete(f"/v1/memories/{memory_id}", headers=who.headers)
-            assert response.status_code in (200, 404), response.text
 
 
 def recall_reply(client: TestClient, who: Member, memory_id: str, body: Any) -> Reply:

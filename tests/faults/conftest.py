@@ -15,12 +15,12 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
 import pytest
 
 from provider.store import local_server
 from tests.faults.service import Neo4jAccess, ServiceProcess
+from tests.time_bound import time_bound
 
 DEFAULT_TIMEOUT = 120.0
 LEASE_MS = 2000
@@ -40,16 +40,8 @@ def bounded(request: pytest.FixtureRequest) -> Iterator[None]:
     marker = request.node.get_closest_marker("faults")
     seconds = float(marker.kwargs.get("timeout", DEFAULT_TIMEOUT)) if marker else DEFAULT_TIMEOUT
 
-    def expire(signum: int, frame: FrameType | None) -> None:
-        pytest.fail(f"the test ran past its {seconds:.0f} s bound", pytrace=True)
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
+    with time_bound(seconds):
         yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @dataclass

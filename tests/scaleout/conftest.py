@@ -10,16 +10,15 @@ the end of the module.
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
-from types import FrameType
 
 import pytest
 
 from tests.faults.service import Api, Neo4jAccess, ServiceProcess
 from tests.neo4j_target import Neo4jTarget
 from tests.seaweedfs import S3Target
+from tests.time_bound import time_bound
 
 LEASE_MS = 3000
 DEFAULT_TIMEOUT = 240.0
@@ -37,16 +36,8 @@ def bounded(request: pytest.FixtureRequest) -> Iterator[None]:
     marker = request.node.get_closest_marker("scaleout")
     seconds = float(marker.kwargs.get("timeout", DEFAULT_TIMEOUT)) if marker else DEFAULT_TIMEOUT
 
-    def expire(signum: int, frame: FrameType | None) -> None:
-        pytest.fail(f"the test ran past its {seconds:.0f} s bound", pytrace=True)
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
+    with time_bound(seconds):
         yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def routing(uri: str) -> str:
