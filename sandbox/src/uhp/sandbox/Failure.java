@@ -9,6 +9,8 @@ import org.neo4j.kernel.api.exceptions.Status;
  */
 record Failure(String code, String gqlStatus) {
     static final String UNKNOWN = "Neo.DatabaseError.General.UnknownError";
+    /** Neo4j's own code for a heap that ran out; the API reads "Memory" in it as a memory bound. */
+    static final String OUT_OF_MEMORY = "Neo.TransientError.General.OutOfMemoryError";
 
     /** A statement's failure; one Neo4j gives no status for (a bug in a function) is the statement's. */
     static Failure ofStatement(Throwable error) {
@@ -20,6 +22,9 @@ record Failure(String code, String gqlStatus) {
         String code = null;
         String gql = null;
         for (Throwable t = error; t != null && (code == null || gql == null); t = t.getCause()) {
+            if (code == null && t instanceof OutOfMemoryError) {
+                code = OUT_OF_MEMORY;
+            }
             if (code == null && t instanceof Status.HasStatus has && has.status() != null) {
                 code = has.status().code().serialize();
             }

@@ -56,6 +56,15 @@ public final class SandboxMain {
         // Answers leave at once: without it, a response written in two segments waits for the
         // client's delayed ACK (~40 ms on Linux), which doubled a repeated query's latency.
         System.setProperty("sun.net.httpserver.nodelay", "true");
+        // A statement that outgrows the heap fails alone (its thread's error is its answer); the heap
+        // running out anywhere else leaves a service in an unknown state, so it ends and its
+        // supervisor (compose, scripts/serve, the API's pool) starts a fresh one.
+        Thread.setDefaultUncaughtExceptionHandler((thread, error) -> {
+            if (error instanceof OutOfMemoryError) {
+                System.err.println("sandbox: out of memory outside a statement; ending");
+                Runtime.getRuntime().halt(3);
+            }
+        });
         Limits limits = Limits.fromEnvironment(System.getenv());
         Path work = Files.createTempDirectory(
                 Path.of(System.getenv().getOrDefault("UHP_SANDBOX_WORK_DIR", System.getProperty("java.io.tmpdir"))),
@@ -185,6 +194,11 @@ public final class SandboxMain {
         Map<String, Object> params = Values.params(body.get("params"));
         long timeoutMs = ((Number) body.get("timeout_ms")).longValue();
         int rowCap = body.get("row_cap") == null ? 0 : ((Number) body.get("row_cap")).intValue();
+        // The caller may ask for less than the service allows, never more.
+        long answerBytes = body.get("answer_bytes") instanceof Number asked
+                ? Math.min(asked.longValue(), limits.answerBytes())
+                : limits.answerBytes();
+        Budget budget = new Budget(limits.valueBytes(), answerBytes);
         boolean explain = verb.equals("explain");
         if (!explain && !verb.equals("run")) {
             return Map.of("error", "not_found");
@@ -199,7 +213,7 @@ public final class SandboxMain {
             try {
                 return explain
                         ? scope.explain(text, params, timeoutMs)
-                        : scope.run(text, params, timeoutMs, rowCap, job);
+                        : scope.run(text, params, timeoutMs, rowCap, budget, job);
             } finally {
                 scope.leave();
             }
@@ -208,6 +222,11 @@ public final class SandboxMain {
             return work.get(timeoutMs + limits.graceMs(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
             Failure failure = Failure.ofStatement(e.getCause());
+            if (e.getCause() instanceof OutOfMemoryError) {
+                // The statement built more than the heap holds; what it built is garbage now. Its
+                // scope's database may have seen the error too, so the next request gets a fresh copy.
+                scopes.delete(scope.key);
+            }
             return failure.timedOut() ? Map.of("timed_out", true) : Map.of("failure", failure.json());
         } catch (TimeoutException e) {
             stuck(scope, job, work);
