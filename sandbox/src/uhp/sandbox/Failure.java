@@ -18,6 +18,11 @@ record Failure(String code, String gqlStatus) {
         return failure.code.equals(UNKNOWN) ? new Failure("Neo.DatabaseError.Statement.ExecutionFailed", null) : failure;
     }
 
+    /** A statement that built more than it may: the heap's own error, or the watchdog's stop. */
+    static Failure outOfMemory() {
+        return new Failure(OUT_OF_MEMORY, null);
+    }
+
     static Failure of(Throwable error) {
         String code = null;
         String gql = null;

@@ -19,7 +19,8 @@ record Limits(
         long graceMs,
         long maxBodyBytes,
         long valueBytes,
-        long answerBytes) {
+        long answerBytes,
+        long statementAllocationBytes) {
 
     static Limits fromEnvironment(Map<String, String> env) {
         String token = env.getOrDefault("UHP_SANDBOX_TOKEN", "");
@@ -39,7 +40,8 @@ record Limits(
                 number(env, "UHP_SANDBOX_GRACE_MS", 3000),
                 number(env, "UHP_SANDBOX_MAX_BODY_MB", 512) * 1024L * 1024L,
                 number(env, "UHP_SANDBOX_SCOPE_VALUE_MB", 64) * 1024L * 1024L,
-                number(env, "UHP_SANDBOX_ANSWER_MAX_BYTES", 16 * 1024 * 1024));
+                number(env, "UHP_SANDBOX_ANSWER_MAX_BYTES", 16 * 1024 * 1024),
+                number(env, "UHP_SANDBOX_STATEMENT_ALLOCATION_MB", 512) * 1024L * 1024L);
     }
 
     /**

@@ -39,6 +39,7 @@ public final class SandboxMain {
             new ObjectMapper().enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
     private final Limits limits;
     private final Scopes scopes;
+    private final Watchdog watchdog;
     private final byte[] expected;
     private final ExecutorService statements = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "uhp-statement");
@@ -49,6 +50,7 @@ public final class SandboxMain {
     private SandboxMain(Limits limits, Scopes scopes) {
         this.limits = limits;
         this.scopes = scopes;
+        this.watchdog = new Watchdog(limits.statementAllocationBytes());
         this.expected = ("Bearer " + limits.token()).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -209,20 +211,23 @@ public final class SandboxMain {
         }
         Scope.Running job = new Scope.Running();
         Future<Map<String, Object>> work = statements.submit(() -> {
-            job.thread = Thread.currentThread();
+            watchdog.watch(job);
             try {
                 return explain
                         ? scope.explain(text, params, timeoutMs)
                         : scope.run(text, params, timeoutMs, rowCap, budget, job);
             } finally {
+                watchdog.done(job);
                 scope.leave();
             }
         });
         try {
             return work.get(timeoutMs + limits.graceMs(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
-            Failure failure = Failure.ofStatement(e.getCause());
-            if (e.getCause() instanceof OutOfMemoryError) {
+            Failure failure = job.overBudget ? Failure.outOfMemory() : Failure.ofStatement(e.getCause());
+            if (job.overBudget || e.getCause() instanceof OutOfMemoryError) {
+                System.err.println("sandbox: a statement built more than it may ("
+                        + (job.overBudget ? "allocation bound" : "heap") + "); its scope is dropped");
                 // The statement built more than the heap holds; what it built is garbage now. Its
                 // scope's database may have seen the error too, so the next request gets a fresh copy.
                 scopes.delete(scope.key);

@@ -235,5 +235,7 @@ final class Scope {
     static final class Running {
         volatile InternalTransaction transaction;
         volatile Thread thread;
+        volatile long allocatedAtStart;
+        volatile boolean overBudget; // the watchdog stopped it: it built more than a statement may
     }
 }
