@@ -68,11 +68,12 @@ public final class SandboxMain {
             }
         });
         Limits limits = Limits.fromEnvironment(System.getenv());
-        Path work = Files.createTempDirectory(
-                Path.of(System.getenv().getOrDefault("UHP_SANDBOX_WORK_DIR", System.getProperty("java.io.tmpdir"))),
-                "uhp-sandbox-");
+        Path base = Path.of(System.getenv().getOrDefault("UHP_SANDBOX_WORK_DIR", System.getProperty("java.io.tmpdir")));
+        Path work = Files.createTempDirectory(base, "uhp-sandbox-");
         Runtime.getRuntime().addShutdownHook(new Thread(() -> Scope.deleteTree(work)));
-        SandboxMain main = new SandboxMain(limits, new Scopes(work, limits));
+        // Empty stores with the schema: kept across starts (they hold no data), one per schema.
+        Path kept = base.resolve("uhp-sandbox-templates");
+        SandboxMain main = new SandboxMain(limits, new Scopes(work, kept, limits));
         HttpServer server = HttpServer.create(new InetSocketAddress(limits.bind(), limits.port()), 64);
         server.createContext("/", main::handle);
         server.setExecutor(Executors.newFixedThreadPool(limits.threads()));
