@@ -60,7 +60,7 @@ def test_the_victim_keeps_working_while_another_member_attacks(
     assert slowest <= bound, f"the victim's slowest call took {slowest:.2f} s (bound {bound:.2f} s)"
     # The attacker is told 4xx; while its own statements fill the sandbox's heap, one of them may be
     # told 503 instead (docs/QUERIES.md), never 500.
-    assert run.hostile and all(a in {"503", "mcp ok", "mcp error"} or int(a) < 500 for a in run.hostile), (
+    assert run.hostile and all(a == "503" or not a.isdigit() or int(a) < 500 for a in run.hostile), (
         run.hostile
     )
     assert sum(1 for a in run.hostile if a != "503") > len(run.hostile) / 2, run.hostile
