@@ -108,7 +108,12 @@ class QueryService:
     ) -> QueryService:
         """The service as the settings describe it; no I/O (sandboxes start on `start` or first use)."""
         pool = None
-        if settings.query_sandbox:
+        # In production the sandbox is a service of its own (compose, or UHP_QUERY_SANDBOX_URL): with
+        # no URL, queries are declared off rather than a JVM started inside the web process.
+        local_only = settings.environment == "production" and settings.query_sandbox_url is None
+        if local_only:
+            log.warning("production without UHP_QUERY_SANDBOX_URL: named and free queries are off")
+        if settings.query_sandbox and not local_only:
             pool = SandboxPool(
                 settings.query_sandbox_dir,
                 settings.cache_dir,

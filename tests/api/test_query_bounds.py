@@ -176,3 +176,14 @@ def test_cypher_reaches_no_address_even_past_the_gate(pair: Pair) -> None:
         server.shutdown()
     assert refused.detail == {"cause": "external"}
     assert Listener.hits == 0
+
+
+def test_production_without_a_sandbox_url_declares_queries_off(
+    settings: Settings, embedder: Embedder
+) -> None:
+    """No JVM inside the web process: in production the sandbox is a service of its own, or nothing."""
+    tuned = settings.model_copy(update={"environment": "production", "query_sandbox_url": None})
+    with TestClient(create_app(tuned, embedder=embedder)) as client:
+        services = client.app.state.services  # type: ignore[attr-defined]
+        assert services.queries.pool is None
+        assert services.queries.capabilities() == {"queries": {"named": False}}
