@@ -20,7 +20,7 @@ record Limits(
         long maxBodyBytes,
         long valueBytes,
         long answerBytes,
-        long statementAllocationBytes) {
+        int heapPressurePercent) {
 
     static Limits fromEnvironment(Map<String, String> env) {
         String token = env.getOrDefault("UHP_SANDBOX_TOKEN", "");
@@ -41,7 +41,7 @@ record Limits(
                 number(env, "UHP_SANDBOX_MAX_BODY_MB", 512) * 1024L * 1024L,
                 number(env, "UHP_SANDBOX_SCOPE_VALUE_MB", 64) * 1024L * 1024L,
                 number(env, "UHP_SANDBOX_ANSWER_MAX_BYTES", 16 * 1024 * 1024),
-                number(env, "UHP_SANDBOX_STATEMENT_ALLOCATION_MB", 512) * 1024L * 1024L);
+                number(env, "UHP_SANDBOX_HEAP_PRESSURE_PERCENT", 60));
     }
 
     /**

@@ -50,7 +50,7 @@ public final class SandboxMain {
     private SandboxMain(Limits limits, Scopes scopes) {
         this.limits = limits;
         this.scopes = scopes;
-        this.watchdog = new Watchdog(limits.statementAllocationBytes());
+        this.watchdog = new Watchdog(limits.heapPressurePercent());
         this.expected = ("Bearer " + limits.token()).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -228,7 +228,7 @@ public final class SandboxMain {
             Failure failure = job.overBudget ? Failure.outOfMemory() : Failure.ofStatement(e.getCause());
             if (job.overBudget || e.getCause() instanceof OutOfMemoryError) {
                 System.err.println("sandbox: a statement built more than it may ("
-                        + (job.overBudget ? "allocation bound" : "heap") + "); its scope is dropped");
+                        + (job.overBudget ? "heap pressure" : "heap") + "); its scope is dropped");
                 // The statement built more than the heap holds; what it built is garbage now. Its
                 // scope's database may have seen the error too, so the next request gets a fresh copy.
                 scopes.delete(scope.key);

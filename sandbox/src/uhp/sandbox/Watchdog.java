@@ -1,6 +1,8 @@
 package uhp.sandbox;
 
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -9,16 +11,20 @@ import java.util.concurrent.TimeUnit;
 import org.neo4j.kernel.api.exceptions.Status;
 
 /**
- * Bounds the memory a statement builds that Neo4j's own transaction tracker does not see (a string
- * doubled in `reduce`, say): every few milliseconds it reads how many bytes each running
- * statement's thread has allocated since it began, and stops a statement past `limitBytes` before
- * its values can fill the heap every other scope shares. Allocated bytes over-count what is live
- * (garbage counts too), so the bound is generous; a statement stopped here answers as out of memory.
+ * Bounds the memory statements build that Neo4j's own transaction tracker does not see (a string
+ * doubled in `reduce`, say). Every few milliseconds it reads how full the old generation is, where
+ * large values land at once and what outlives a young collection stays; past `pressurePercent` of
+ * the heap, it stops the running statement that has allocated the most since it began (when that is
+ * at least `SUSPECT_BYTES`), before the heap every other scope shares runs out. Streaming work (a
+ * count over a long range) makes only short-lived garbage, which never fills the old generation, so
+ * it is not stopped. A statement stopped here answers as out of memory.
  */
 final class Watchdog {
-    private static final long PERIOD_MS = 10;
+    private static final long PERIOD_MS = 5;
+    private static final long SUSPECT_BYTES = 64L * 1024 * 1024;
     private final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private final MemoryPoolMXBean old = oldGeneration();
     private final long limitBytes;
     private final Set<Scope.Running> running = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService ticks = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -27,8 +33,8 @@ final class Watchdog {
         return t;
     });
 
-    Watchdog(long limitBytes) {
-        this.limitBytes = limitBytes;
+    Watchdog(int pressurePercent) {
+        this.limitBytes = Runtime.getRuntime().maxMemory() / 100 * pressurePercent;
         threads.setThreadAllocatedMemoryEnabled(true);
         ticks.scheduleAtFixedRate(this::check, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
     }
@@ -45,16 +51,34 @@ final class Watchdog {
     }
 
     private void check() {
+        if (old == null || running.isEmpty() || old.getUsage().getUsed() < limitBytes) {
+            return;
+        }
+        Scope.Running heaviest = null;
+        long most = SUSPECT_BYTES;
         for (Scope.Running job : running) {
             Thread thread = job.thread;
             if (thread == null || job.overBudget) {
                 continue;
             }
             long allocated = threads.getThreadAllocatedBytes(thread.getId()) - job.allocatedAtStart;
-            if (allocated > limitBytes) {
-                stop(job, thread);
+            if (allocated > most) {
+                most = allocated;
+                heaviest = job;
             }
         }
+        if (heaviest != null) {
+            stop(heaviest, heaviest.thread);
+        }
+    }
+
+    private static MemoryPoolMXBean oldGeneration() {
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP && pool.getName().contains("Old Gen")) {
+                return pool;
+            }
+        }
+        return null;
     }
 
     @SuppressWarnings({"deprecation", "removal"})
