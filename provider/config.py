@@ -99,6 +99,9 @@ class Settings(BaseSettings):
     query_sandbox_prestart: bool | None = None  # start at boot; None: in production only
     query_timeout_ms: int = 2000
     query_row_cap: int = 1000
+    # The JSON bytes of one answer, counted in the sandbox as its rows are converted: the row that
+    # would pass it is dropped and `degraded` says so (the sandbox's own ceiling is 16 MiB).
+    query_answer_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, le=16 * 1024 * 1024)
     query_max_records: int = 200_000
 
     # The edge and the database's bounds (README "What the edge refuses before routing"): a body past

@@ -10,9 +10,11 @@ Neo4j code and GQL status that sandbox.failures turns into a fixed sentence.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 
@@ -23,6 +25,8 @@ Step = tuple[str, dict[str, Any]]
 # How long past a statement's own limit the client waits: the service answers at limit + its grace.
 GRACE_SECONDS = 5.0
 LOAD_SECONDS = 600.0
+# Answers smaller than this are parsed where they arrive; larger ones (up to the answer bound) in a thread.
+PARSE_ON_LOOP_BYTES = 64 * 1024
 
 
 class ScopeGoneError(Exception):
@@ -46,6 +50,7 @@ class SandboxResult:
     record_ids: list[str] | None = None
     timed_out: bool = False
     capped: bool = False
+    cut: str | None = None  # the bound that cut the answer short: "answer_bytes" or "value_bytes"
 
 
 class SandboxClient:
@@ -75,8 +80,7 @@ class SandboxClient:
 
     async def put(self, key: str, schema: list[str], steps: list[Step]) -> None:
         """Loads a copy under `key` into a new database on the template for `schema`."""
-        body = {"schema": schema, "steps": [{"statement": s, "params": p} for s, p in steps]}
-        await self._call("PUT", f"/scopes/{key}", body, timeout=LOAD_SECONDS)
+        await self._call("PUT", f"/scopes/{key}", content=_load_body(schema, steps), timeout=LOAD_SECONDS)
 
     async def delete(self, key: str) -> None:
         await self._call("DELETE", f"/scopes/{key}", timeout=30.0)
@@ -92,10 +96,23 @@ class SandboxClient:
         return Plan(str(answer["query_type"]), [(str(n), str(d)) for n, d in answer["operators"]])
 
     async def run(
-        self, key: str, text: str, params: Mapping[str, Any], *, timeout_ms: int, row_cap: int
+        self,
+        key: str,
+        text: str,
+        params: Mapping[str, Any],
+        *,
+        timeout_ms: int,
+        row_cap: int,
+        answer_bytes: int | None = None,
     ) -> SandboxResult:
-        """The statement in a READ transaction on the scope's copy, with its limit and row cap."""
-        body = {"statement": text, "params": dict(params), "timeout_ms": timeout_ms, "row_cap": row_cap}
+        """The statement in a READ transaction on the scope's copy, with its limit, row cap and byte bound."""
+        body = {
+            "statement": text,
+            "params": dict(params),
+            "timeout_ms": timeout_ms,
+            "row_cap": row_cap,
+            "answer_bytes": answer_bytes,
+        }
         answer = await self._statement(key, "run", body, timeout_ms)
         if answer.get("timed_out"):
             return SandboxResult(columns=[], timed_out=True)
@@ -104,6 +121,7 @@ class SandboxClient:
             rows=list(answer["rows"]),
             record_ids=answer.get("record_ids"),
             capped=bool(answer.get("capped")),
+            cut=answer.get("cut"),
         )
 
     async def _statement(self, key: str, verb: str, body: dict[str, Any], timeout_ms: int) -> dict[str, Any]:
@@ -116,15 +134,24 @@ class SandboxClient:
         return answer
 
     async def _call(
-        self, method: str, path: str, body: dict[str, Any] | None = None, *, timeout: float
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        *,
+        content: AsyncIterator[bytes] | None = None,
+        timeout: float,
     ) -> dict[str, Any]:
         try:
-            response = await self._http.request(method, path, json=body, timeout=timeout)
+            if content is not None:
+                response = await self._http.request(method, path, content=content, timeout=timeout)
+            else:
+                response = await self._http.request(method, path, json=body, timeout=timeout)
         except httpx2.HTTPError as e:
             raise UnavailableError("The query sandbox cannot be reached right now.") from e
         if response.status_code == 404:
             raise ScopeGoneError(path)
-        answer: dict[str, Any] = response.json() if response.content else {}
+        answer = await _parsed(response.content)
         if response.status_code != 200:
             failure = answer.get("failure")
             if isinstance(failure, dict) and response.status_code == 500 and method == "PUT":
@@ -133,3 +160,30 @@ class SandboxClient:
                 )
             raise UnavailableError("The query sandbox failed.", detail={"cause": "sandbox"})
         return answer
+
+
+async def _load_body(schema: list[str], steps: list[Step]) -> AsyncIterator[bytes]:
+    """The load as the service reads it (schema first, then steps), each batch encoded off the loop.
+
+    A copy can hold many large records: encoding it whole on the event loop would stall every other
+    caller, and holding it whole as one body would double what the copy costs in memory.
+    """
+    yield b'{"schema": ' + json.dumps(schema).encode() + b', "steps": ['
+    for index, (text, params) in enumerate(steps):
+        encoded = await asyncio.to_thread(_encoded_step, text, params)
+        yield encoded if index == 0 else b"," + encoded
+    yield b"]}"
+
+
+def _encoded_step(text: str, params: dict[str, Any]) -> bytes:
+    return json.dumps({"statement": text, "params": params}).encode()
+
+
+async def _parsed(body: bytes) -> dict[str, Any]:
+    """The service's JSON; a large answer (up to the answer bound) is parsed off the event loop."""
+    if not body:
+        return {}
+    if len(body) < PARSE_ON_LOOP_BYTES:
+        parsed: dict[str, Any] = json.loads(body)
+        return parsed
+    return cast(dict[str, Any], await asyncio.to_thread(json.loads, body))

@@ -84,7 +84,12 @@ def sandbox_error(code: str | None, gql_status: str | None = None) -> ProviderEr
 
 
 def _cause(code: str, gql_status: str) -> tuple[str, str]:
-    """GQL class 22 (data exceptions) first: Neo4j files some of them under SyntaxError."""
+    """GQL class 22 (data exceptions) first: Neo4j files some of them under SyntaxError.
+
+    A blocked address is filed under class 22 too, but its code says what it is.
+    """
+    if code == "Neo.ClientError.Statement.ExternalResourceFailed":
+        return CAUSES[code]
     if gql_status == "22G03" or code == "Neo.ClientError.Statement.TypeError":
         return CAUSES["Neo.ClientError.Statement.TypeError"]
     if gql_status.startswith("22"):

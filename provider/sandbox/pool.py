@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from provider.sandbox.client import Plan, SandboxClient, SandboxResult, ScopeGon
 from provider.store import local_server
 from provider.store.projection import Projection
 
+log = logging.getLogger("provider.sandbox")
 # Readiness waits this long for the service's health: a hung sandbox must not hold /readyz callers.
 HEALTH_SECONDS = 2.0
 Scope = tuple[str, ...]
@@ -37,6 +39,7 @@ class PoolStats:
     """Counters for tests and the benchmark."""
 
     starts: int = 0
+    restarts: int = 0
     loads: int = 0
     hits: int = 0
 
@@ -56,14 +59,24 @@ class Sandbox:
             return await client.explain(self.key, text, params, timeout_ms)
 
     async def run(
-        self, text: str, params: Mapping[str, Any], *, timeout_ms: int, row_cap: int
+        self,
+        text: str,
+        params: Mapping[str, Any],
+        *,
+        timeout_ms: int,
+        row_cap: int,
+        answer_bytes: int | None = None,
     ) -> SandboxResult:
         client = await self.pool.client()
         try:
-            result = await client.run(self.key, text, params, timeout_ms=timeout_ms, row_cap=row_cap)
+            result = await client.run(
+                self.key, text, params, timeout_ms=timeout_ms, row_cap=row_cap, answer_bytes=answer_bytes
+            )
         except ScopeGoneError:
             await self.pool.load(self.key, self._load)
-            result = await client.run(self.key, text, params, timeout_ms=timeout_ms, row_cap=row_cap)
+            result = await client.run(
+                self.key, text, params, timeout_ms=timeout_ms, row_cap=row_cap, answer_bytes=answer_bytes
+            )
         if result.timed_out:
             # The service may have dropped the scope (a statement it could not stop): ask next time.
             self.pool.known.discard(self.key)
@@ -91,13 +104,16 @@ class SandboxPool:
         self._local: sandbox_process.LocalSandbox | None = None
         self._client: SandboxClient | None = None
         self._starting = asyncio.Lock()
+        self._warming: asyncio.Task[None] | None = None
         self.failing: str | None = None  # set while the service cannot be reached or started
 
     async def client(self) -> SandboxClient:
-        """The client, starting the local service first when there is none to call."""
-        if self._client is not None:
+        """The client, starting the local service first when there is none to call (or it died)."""
+        if self._client is not None and not self._local_died():
             return self._client
         async with self._starting:
+            if self._local_died():
+                await self._forget_dead_local()
             if self._client is None:
                 url, token = self.url, self.token
                 if url is None:
@@ -106,6 +122,22 @@ class SandboxPool:
                 self._client = SandboxClient(url, token or "")
                 self.stats.starts += 1
         return self._client
+
+    def _local_died(self) -> bool:
+        return self._local is not None and self._local.process.poll() is not None
+
+    async def _forget_dead_local(self) -> None:
+        """Lets go of a local service that ended (killed, or out of memory outside a statement).
+
+        The next call starts a fresh one, and every copy it held is loaded again on demand.
+        """
+        log.warning("the local query sandbox service stopped; starting a new one")
+        client, self._client, self._local = self._client, None, None
+        self.known.clear()
+        self.stats.restarts += 1
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.close()
 
     def _start_local(self) -> sandbox_process.LocalSandbox:
         try:
@@ -126,7 +158,9 @@ class SandboxPool:
         await client.delete(key)
 
     def warm_in_background(self) -> None:
-        """`warm` without waiting for it."""
+        """`warm` without waiting for it (once at a time)."""
+        if self._warming is not None and not self._warming.done():
+            return
 
         async def run() -> None:
             with contextlib.suppress(Exception):
@@ -140,8 +174,10 @@ class SandboxPool:
         A service of its own (compose) is asked for its health each time: a sandbox that went away
         shows here before a caller's query finds out.
         """
-        if self._local is not None and self._local.process.poll() is not None:
-            return "the local query sandbox service stopped"
+        if self._local_died():
+            # Started again on the next query; readiness asks for it now rather than waiting for one.
+            self.warm_in_background()
+            return "the local query sandbox service stopped and is starting again"
         if self.url is not None:
             try:
                 await (await self.client()).health(timeout=HEALTH_SECONDS)

@@ -111,7 +111,6 @@ def command(cache: Path, limits: Limits) -> list[str]:
         local_server.java_command(),
         f"-Xmx{limits.memory_mb}m",
         "-XX:+UseG1GC",
-        "-XX:+ExitOnOutOfMemoryError",
         "-cp",
         classpath,
         MAIN_CLASS,

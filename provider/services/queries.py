@@ -63,6 +63,7 @@ class QueryLimits:
 
     timeout_ms: int = 2000
     row_cap: int = 1000
+    answer_bytes: int = 4 * 1024 * 1024
     subtree_cap: int = 5000
     max_records: int = 200_000
 
@@ -107,7 +108,12 @@ class QueryService:
     ) -> QueryService:
         """The service as the settings describe it; no I/O (sandboxes start on `start` or first use)."""
         pool = None
-        if settings.query_sandbox:
+        # In production the sandbox is a service of its own (compose, or UHP_QUERY_SANDBOX_URL): with
+        # no URL, queries are declared off rather than a JVM started inside the web process.
+        local_only = settings.environment == "production" and settings.query_sandbox_url is None
+        if local_only:
+            log.warning("production without UHP_QUERY_SANDBOX_URL: named and free queries are off")
+        if settings.query_sandbox and not local_only:
             pool = SandboxPool(
                 settings.query_sandbox_dir,
                 settings.cache_dir,
@@ -122,6 +128,7 @@ class QueryService:
         limits = QueryLimits(
             timeout_ms=settings.query_timeout_ms,
             row_cap=settings.query_row_cap,
+            answer_bytes=settings.query_answer_bytes,
             subtree_cap=settings.subtree_cap,
             max_records=settings.query_max_records,
         )
@@ -267,7 +274,11 @@ class QueryService:
                 self._vet(statement)
             with metrics.timed(metrics.SANDBOX_SECONDS, phase="run"):
                 result = await sandbox.run(
-                    statement, params, timeout_ms=limits.timeout_ms, row_cap=limits.row_cap
+                    statement,
+                    params,
+                    timeout_ms=limits.timeout_ms,
+                    row_cap=limits.row_cap,
+                    answer_bytes=limits.answer_bytes,
                 )
             if result.record_ids or result.timed_out:
                 return result, []
@@ -287,7 +298,12 @@ class QueryService:
 
     def _cuts(self, result: SandboxResult) -> list[str]:
         cuts = [f"query:timeout_{self.limits.timeout_ms}ms"] if result.timed_out else []
-        return cuts + ([f"query:rows_capped_at_{self.limits.row_cap}"] if result.capped else [])
+        cuts += [f"query:rows_capped_at_{self.limits.row_cap}"] if result.capped else []
+        if result.cut == "answer_bytes":
+            cuts.append(f"query:answer_capped_at_{self.limits.answer_bytes}_bytes")
+        elif result.cut is not None:
+            cuts.append(f"query:{result.cut}_capped")
+        return cuts
 
     async def _as_records(
         self, caller: Caller, scope: list[str], record_ids: list[str], degraded: list[str]

@@ -19,7 +19,6 @@ deadline, so the test cannot hang.
 from __future__ import annotations
 
 import secrets
-import socket
 import threading
 import time
 from collections import Counter
@@ -29,14 +28,13 @@ from dataclasses import dataclass, field
 
 import httpx
 import pytest
-import uvicorn
-from fastapi import FastAPI
 
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder
 from tests.conftest import Admin, Member
 from tests.fuzz.hostile import deep
+from tests.serving import served_in_thread
 
 BOUND_S = 2.0
 VICTIM_CALLS = 12
@@ -58,26 +56,6 @@ class Live:
     query: str  # a named query on attacker_memory whose params schema holds BOMB
 
 
-def _served(app: FastAPI) -> Iterator[str]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=60)
-        sock.close()
-
-
 def _post(url: str, who: Member, path: str, body: object) -> dict[str, object]:
     answer = httpx.post(url + path, json=body, headers=who.headers, timeout=30)
     assert answer.status_code == 200, answer.text
@@ -87,7 +65,7 @@ def _post(url: str, who: Member, path: str, body: object) -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def live(settings: Settings, embedder: Embedder, admin: Admin) -> Iterator[Live]:
-    for url in _served(create_app(settings, embedder=embedder)):
+    for url in served_in_thread(create_app(settings, embedder=embedder)):
         attacker, victim = admin.member("agent"), admin.member()
         attacker_memory = str(_post(url, attacker, "/v1/memories", {"name": "attacker"})["id"])
         victim_memory = str(_post(url, victim, "/v1/memories", {"name": "victim"})["id"])

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from provider.store.catalogue import CYPHER_DIR, names, statement
+from provider.store.catalogue import CYPHER_DIR, cypher_files, names, statement
 from provider.store.schema import schema_statements
 
 PROVIDER_DIR = Path(__file__).resolve().parents[2] / "provider"
-FILES = sorted(CYPHER_DIR.glob("*.cypher"))
+FILES = cypher_files()
 
 
 @cache

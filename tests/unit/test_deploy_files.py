@@ -147,7 +147,9 @@ def test_dockerfile_layers_dependencies_before_source() -> None:
     assert stages == ["${BASE} AS build", "${BASE}"]
     copies = [args.split()[0] for op, args in instructions if op == "COPY"]
     assert copies.index("pyproject.toml") < copies.index("provider")
-    assert "cypher" in copies
+    assert "cypher" in copies and "sandbox/cypher" in copies, (
+        "the sandbox_* statements are loaded by name too"
+    )
     cmd = json.loads(next(args for op, args in instructions if op == "CMD"))
     assert cmd[:4] == ["python", "-m", "provider", "serve"]
 

@@ -124,13 +124,16 @@ async def run_query(call: Call) -> Answer:
     """`POST .../queries/{name}`."""
     args = call.args
     body = args.model(MemoryQueryRun)
-    return await queries.run_query(args.memory, args.target.name or "", call.services, call.caller, body)
+    params = body.params if body is not None else {}
+    answer = await call.services.queries.run_named(call.caller, args.memory, args.target.name or "", params)
+    return queries.answer_content(answer)
 
 
 async def free_query(call: Call) -> Answer:
     """`POST .../query`."""
     body = call.args.model(MemoryFreeQuery)
-    return await queries.free_query(call.args.memory, body, call.services, call.caller)
+    asked = queries.free_query_of(body)
+    return queries.answer_content(await call.services.queries.free(call.caller, call.args.memory, asked))
 
 
 async def operate(call: Call) -> Answer:

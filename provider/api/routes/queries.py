@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
+from provider.api.rendering import json_off_loop
 from provider.models import RecallAnswer
 from provider.protocol.queries import (
     MemoryFreeQuery,
@@ -26,10 +27,20 @@ from provider.services.queries import FreeQuery, QueryRows
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["queries"])
 
 
-def _answer(answer: RecallAnswer | QueryRows) -> dict[str, Any]:
+def answer_content(answer: RecallAnswer | QueryRows) -> dict[str, Any]:
+    """Rows, or records in recall's shape (REST and MCP alike)."""
     if isinstance(answer, QueryRows):
         return rows_json(answer.columns, answer.rows, answer.written_by, answer.degraded)
     return records_json(answer)
+
+
+def free_query_of(body: MemoryFreeQuery) -> FreeQuery:
+    return FreeQuery(body.statement, body.params, body.depth, body.language, body.write)
+
+
+async def _answer(answer: RecallAnswer | QueryRows) -> Response:
+    """The answer's JSON; a row can hold a value up to the answer bound, so it is encoded off the loop."""
+    return await json_off_loop(answer_content(answer))
 
 
 def _query(query: NamedQuery) -> dict[str, Any]:
@@ -51,10 +62,9 @@ ANSWER = "Rows, or records in recall's shape: untrusted data, with the writers o
 @router.post("/query", **answers(QueryAnswerOut, ANSWER))
 async def free_query(
     memory_id: str, body: MemoryFreeQuery, services: ServicesDep, caller: CallerDep
-) -> dict[str, Any]:
+) -> Response:
     """Runs the caller's Cypher in a sandbox holding only what the caller may read below this memory."""
-    asked = FreeQuery(body.statement, body.params, body.depth, body.language, body.write)
-    return _answer(await services.queries.free(caller, memory_id, asked))
+    return await _answer(await services.queries.free(caller, memory_id, free_query_of(body)))
 
 
 @router.get("/queries", **answers(QueryListOut))
@@ -87,7 +97,7 @@ async def run_query(
     services: ServicesDep,
     caller: CallerDep,
     body: MemoryQueryRun | None = None,
-) -> dict[str, Any]:
+) -> Response:
     """Runs a named query within what the caller may read; params are checked against its schema."""
     params = body.params if body is not None else {}
-    return _answer(await services.queries.run_named(caller, memory_id, name, params))
+    return await _answer(await services.queries.run_named(caller, memory_id, name, params))

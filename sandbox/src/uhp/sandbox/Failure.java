@@ -9,6 +9,8 @@ import org.neo4j.kernel.api.exceptions.Status;
  */
 record Failure(String code, String gqlStatus) {
     static final String UNKNOWN = "Neo.DatabaseError.General.UnknownError";
+    /** Neo4j's own code for a heap that ran out; the API reads "Memory" in it as a memory bound. */
+    static final String OUT_OF_MEMORY = "Neo.TransientError.General.OutOfMemoryError";
 
     /** A statement's failure; one Neo4j gives no status for (a bug in a function) is the statement's. */
     static Failure ofStatement(Throwable error) {
@@ -16,10 +18,18 @@ record Failure(String code, String gqlStatus) {
         return failure.code.equals(UNKNOWN) ? new Failure("Neo.DatabaseError.Statement.ExecutionFailed", null) : failure;
     }
 
+    /** A statement that built more than it may: the heap's own error, or the watchdog's stop. */
+    static Failure outOfMemory() {
+        return new Failure(OUT_OF_MEMORY, null);
+    }
+
     static Failure of(Throwable error) {
         String code = null;
         String gql = null;
         for (Throwable t = error; t != null && (code == null || gql == null); t = t.getCause()) {
+            if (code == null && t instanceof OutOfMemoryError) {
+                code = OUT_OF_MEMORY;
+            }
             if (code == null && t instanceof Status.HasStatus has && has.status() != null) {
                 code = has.status().code().serialize();
             }

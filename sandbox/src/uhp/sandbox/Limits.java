@@ -17,7 +17,10 @@ record Limits(
         int threads,
         int scopeStatements,
         long graceMs,
-        long maxBodyBytes) {
+        long maxBodyBytes,
+        long valueBytes,
+        long answerBytes,
+        int heapPressurePercent) {
 
     static Limits fromEnvironment(Map<String, String> env) {
         String token = env.getOrDefault("UHP_SANDBOX_TOKEN", "");
@@ -35,7 +38,10 @@ record Limits(
                 number(env, "UHP_SANDBOX_THREADS", 16),
                 number(env, "UHP_SANDBOX_SCOPE_STATEMENTS", 2),
                 number(env, "UHP_SANDBOX_GRACE_MS", 3000),
-                number(env, "UHP_SANDBOX_MAX_BODY_MB", 512) * 1024L * 1024L);
+                number(env, "UHP_SANDBOX_MAX_BODY_MB", 512) * 1024L * 1024L,
+                number(env, "UHP_SANDBOX_SCOPE_VALUE_MB", 64) * 1024L * 1024L,
+                number(env, "UHP_SANDBOX_ANSWER_MAX_BYTES", 16 * 1024 * 1024),
+                number(env, "UHP_SANDBOX_HEAP_PRESSURE_PERCENT", 60));
     }
 
     /**
@@ -65,6 +71,9 @@ record Limits(
                 "server.http.enabled=false",
                 "server.https.enabled=false",
                 "dbms.security.allow_csv_import_from_file_urls=false",
+                // Cypher reaches no address at all (LOAD CSV, procedures that fetch): the engine's own
+                // block, beneath the statement gate that refuses LOAD CSV by name.
+                "internal.dbms.cypher_ip_blocklist=0.0.0.0/0,::/0",
                 "server.memory.pagecache.size=" + pageCacheMb + "m",
                 "db.memory.transaction.max=" + transactionMb + "m",
                 // All of a scope's statements together: its share of the heap is bounded, however many run.

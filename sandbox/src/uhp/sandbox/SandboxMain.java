@@ -39,6 +39,7 @@ public final class SandboxMain {
             new ObjectMapper().enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
     private final Limits limits;
     private final Scopes scopes;
+    private final Watchdog watchdog;
     private final byte[] expected;
     private final ExecutorService statements = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "uhp-statement");
@@ -49,6 +50,7 @@ public final class SandboxMain {
     private SandboxMain(Limits limits, Scopes scopes) {
         this.limits = limits;
         this.scopes = scopes;
+        this.watchdog = new Watchdog(limits.heapPressurePercent());
         this.expected = ("Bearer " + limits.token()).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -56,12 +58,22 @@ public final class SandboxMain {
         // Answers leave at once: without it, a response written in two segments waits for the
         // client's delayed ACK (~40 ms on Linux), which doubled a repeated query's latency.
         System.setProperty("sun.net.httpserver.nodelay", "true");
+        // A statement that outgrows the heap fails alone (its thread's error is its answer); the heap
+        // running out anywhere else leaves a service in an unknown state, so it ends and its
+        // supervisor (compose, scripts/serve, the API's pool) starts a fresh one.
+        Thread.setDefaultUncaughtExceptionHandler((thread, error) -> {
+            if (error instanceof OutOfMemoryError) {
+                System.err.println("sandbox: out of memory outside a statement; ending");
+                Runtime.getRuntime().halt(3);
+            }
+        });
         Limits limits = Limits.fromEnvironment(System.getenv());
-        Path work = Files.createTempDirectory(
-                Path.of(System.getenv().getOrDefault("UHP_SANDBOX_WORK_DIR", System.getProperty("java.io.tmpdir"))),
-                "uhp-sandbox-");
+        Path base = Path.of(System.getenv().getOrDefault("UHP_SANDBOX_WORK_DIR", System.getProperty("java.io.tmpdir")));
+        Path work = Files.createTempDirectory(base, "uhp-sandbox-");
         Runtime.getRuntime().addShutdownHook(new Thread(() -> Scope.deleteTree(work)));
-        SandboxMain main = new SandboxMain(limits, new Scopes(work, limits));
+        // Empty stores with the schema: kept across starts (they hold no data), one per schema.
+        Path kept = base.resolve("uhp-sandbox-templates");
+        SandboxMain main = new SandboxMain(limits, new Scopes(work, kept, limits));
         HttpServer server = HttpServer.create(new InetSocketAddress(limits.bind(), limits.port()), 64);
         server.createContext("/", main::handle);
         server.setExecutor(Executors.newFixedThreadPool(limits.threads()));
@@ -185,6 +197,11 @@ public final class SandboxMain {
         Map<String, Object> params = Values.params(body.get("params"));
         long timeoutMs = ((Number) body.get("timeout_ms")).longValue();
         int rowCap = body.get("row_cap") == null ? 0 : ((Number) body.get("row_cap")).intValue();
+        // The caller may ask for less than the service allows, never more.
+        long answerBytes = body.get("answer_bytes") instanceof Number asked
+                ? Math.min(asked.longValue(), limits.answerBytes())
+                : limits.answerBytes();
+        Budget budget = new Budget(limits.valueBytes(), answerBytes);
         boolean explain = verb.equals("explain");
         if (!explain && !verb.equals("run")) {
             return Map.of("error", "not_found");
@@ -195,19 +212,27 @@ public final class SandboxMain {
         }
         Scope.Running job = new Scope.Running();
         Future<Map<String, Object>> work = statements.submit(() -> {
-            job.thread = Thread.currentThread();
+            watchdog.watch(job);
             try {
                 return explain
                         ? scope.explain(text, params, timeoutMs)
-                        : scope.run(text, params, timeoutMs, rowCap, job);
+                        : scope.run(text, params, timeoutMs, rowCap, budget, job);
             } finally {
+                watchdog.done(job);
                 scope.leave();
             }
         });
         try {
             return work.get(timeoutMs + limits.graceMs(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
-            Failure failure = Failure.ofStatement(e.getCause());
+            Failure failure = job.overBudget ? Failure.outOfMemory() : Failure.ofStatement(e.getCause());
+            if (job.overBudget || e.getCause() instanceof OutOfMemoryError) {
+                System.err.println("sandbox: a statement built more than it may ("
+                        + (job.overBudget ? "heap pressure" : "heap") + "); its scope is dropped");
+                // The statement built more than the heap holds; what it built is garbage now. Its
+                // scope's database may have seen the error too, so the next request gets a fresh copy.
+                scopes.delete(scope.key);
+            }
             return failure.timedOut() ? Map.of("timed_out", true) : Map.of("failure", failure.json());
         } catch (TimeoutException e) {
             stuck(scope, job, work);

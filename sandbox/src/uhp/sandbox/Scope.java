@@ -88,8 +88,13 @@ final class Scope {
         }
     }
 
-    /** The caller's statement in a READ transaction with its time limit; `rowCap` rows kept at most. */
-    Map<String, Object> run(String statement, Map<String, Object> params, long timeoutMs, int rowCap, Running job) {
+    /**
+     * The caller's statement in a READ transaction with its time limit: `rowCap` rows kept at most,
+     * and rows kept only while their converted values fit `budget`; the row that would pass it is
+     * dropped whole and the answer says which bound cut it (`cut`).
+     */
+    Map<String, Object> run(
+            String statement, Map<String, Object> params, long timeoutMs, int rowCap, Budget budget, Running job) {
         try (InternalTransaction tx = readTransaction(timeoutMs)) {
             job.transaction = tx;
             try (Result result = tx.execute(statement, params)) {
@@ -98,6 +103,7 @@ final class Scope {
                 List<String> ids = new ArrayList<>();
                 boolean allRecords = true;
                 boolean capped = false;
+                String cut = null;
                 while (result.hasNext()) {
                     Map<String, Object> row = result.next();
                     if (rows.size() == rowCap) {
@@ -105,13 +111,21 @@ final class Scope {
                         break;
                     }
                     List<Object> values = new ArrayList<>(columns.size());
-                    for (String column : columns) {
-                        Object value = row.get(column);
-                        String id = Values.recordId(value);
-                        allRecords &= id != null;
-                        ids.add(id);
-                        values.add(Values.plain(value));
+                    List<String> rowIds = new ArrayList<>(columns.size());
+                    try {
+                        for (String column : columns) {
+                            Object value = row.get(column);
+                            rowIds.add(Values.recordId(value));
+                            values.add(Values.plain(value, budget));
+                        }
+                    } catch (Budget.Exceeded e) {
+                        cut = e.bound;
+                        break;
                     }
+                    for (String id : rowIds) {
+                        allRecords &= id != null;
+                    }
+                    ids.addAll(rowIds);
                     rows.add(values);
                 }
                 Map<String, Object> out = new LinkedHashMap<>();
@@ -119,6 +133,7 @@ final class Scope {
                 out.put("rows", rows);
                 out.put("record_ids", allRecords && !ids.isEmpty() ? ids : null);
                 out.put("capped", capped);
+                out.put("cut", cut);
                 return out;
             }
         }
@@ -220,5 +235,7 @@ final class Scope {
     static final class Running {
         volatile InternalTransaction transaction;
         volatile Thread thread;
+        volatile long allocatedAtStart;
+        volatile boolean overBudget; // the watchdog stopped it: it built more than a statement may
     }
 }

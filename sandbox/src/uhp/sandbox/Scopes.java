@@ -27,6 +27,7 @@ import org.neo4j.graphdb.Transaction;
  */
 final class Scopes {
     private final Path work;
+    private final Path kept;
     private final Limits limits;
     private final Map<String, Scope> held = new ConcurrentHashMap<>();
     private final Map<String, Object> loading = new ConcurrentHashMap<>();
@@ -41,8 +42,9 @@ final class Scopes {
     private Future<Scope> standby;
     private Path standbyTemplate;
 
-    Scopes(Path work, Limits limits) throws IOException {
+    Scopes(Path work, Path kept, Limits limits) throws IOException {
         this.work = work;
+        this.kept = kept;
         this.limits = limits;
         Files.createDirectories(work.resolve("scopes"));
         this.conf = work.resolve("neo4j.conf");
@@ -106,19 +108,27 @@ final class Scopes {
             }
             standby = null;
             standbyTemplate = null;
-            if (limits.standby()) {
-                standbyTemplate = template;
-                standby = starter.submit(() -> open(template));
-            }
         }
+        Scope scope = null;
         if (ready != null) {
             try {
-                return ready.get();
+                scope = ready.get();
             } catch (ExecutionException e) {
                 // The standby failed to start: start one now, and let that one's failure speak.
             }
         }
-        return open(template);
+        if (scope == null) {
+            scope = open(template);
+        }
+        // The next standby starts once this scope has, not beside it: on a cold service two database
+        // starts at once would share the cores and make the first caller wait for both.
+        synchronized (this) {
+            if (limits.standby() && standby == null) {
+                standbyTemplate = template;
+                standby = starter.submit(() -> open(template));
+            }
+        }
+        return scope;
     }
 
     private Scope open(Path template) throws IOException {
@@ -147,9 +157,14 @@ final class Scopes {
         }
     }
 
-    /** A stopped store with the schema and nothing else, built once per schema: every scope's start. */
+    /**
+     * A stopped store with the schema and nothing else, built once per schema: every scope's start.
+     * It is kept beside the work directory (in `templates`), so a service started again after a
+     * crash reuses it instead of spending most of its first load building it again. It is built under
+     * a name of its own and renamed into place whole, so a half-built one is never used.
+     */
     private Path template(List<String> schema) throws IOException {
-        String name = digest(String.join("\n;\n", schema));
+        String name = digest(org.neo4j.kernel.internal.Version.getNeo4jVersion() + "\n" + String.join("\n;\n", schema));
         Path ready = templates.get(name);
         if (ready != null) {
             return ready;
@@ -159,27 +174,44 @@ final class Scopes {
             if (ready != null) {
                 return ready;
             }
-            Path home = work.resolve("template-" + name);
-            Scope.deleteTree(home);
-            DatabaseManagementService service = Scope.openTemplate(home, conf);
-            try {
-                var db = service.database(Scope.DATABASE);
-                for (String statement : schema) {
-                    try (Transaction tx = db.beginTx()) {
-                        tx.execute(statement).close();
-                        tx.commit();
-                    }
-                }
-                try (Transaction tx = db.beginTx()) {
-                    tx.schema().awaitIndexesOnline(120, TimeUnit.SECONDS);
-                }
-            } finally {
-                service.shutdown();
+            Path home = kept.resolve("template-" + name);
+            if (!Files.isRegularFile(home.resolve(".complete"))) {
+                build(schema, home);
             }
-            // Logs are the template's own history, not store: a scope starts with none.
-            Scope.deleteTree(home.resolve("logs"));
             templates.put(name, home);
             return home;
+        }
+    }
+
+    private void build(List<String> schema, Path home) throws IOException {
+        Files.createDirectories(kept);
+        Path building = Files.createTempDirectory(kept, "building-");
+        DatabaseManagementService service = Scope.openTemplate(building, conf);
+        try {
+            var db = service.database(Scope.DATABASE);
+            for (String statement : schema) {
+                try (Transaction tx = db.beginTx()) {
+                    tx.execute(statement).close();
+                    tx.commit();
+                }
+            }
+            try (Transaction tx = db.beginTx()) {
+                tx.schema().awaitIndexesOnline(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            service.shutdown();
+        }
+        // Logs are the template's own history, not store: a scope starts with none.
+        Scope.deleteTree(building.resolve("logs"));
+        Files.writeString(building.resolve(".complete"), "ok\n");
+        try {
+            Files.move(building, home, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            // Another service built the same template first: its copy is the same; use it.
+            Scope.deleteTree(building);
+            if (!Files.isRegularFile(home.resolve(".complete"))) {
+                throw e;
+            }
         }
     }
 

@@ -56,35 +56,59 @@ final class Values {
         return value == null ? Map.of() : (Map<String, Object>) param(value);
     }
 
-    /** The shape the API has always answered in (it matches what the Python driver's types printed). */
+    /** `plain` with no bound (the warm-up and tests of the shape). */
     static Object plain(Object value) {
+        return plain(value, new Budget(Long.MAX_VALUE, Long.MAX_VALUE));
+    }
+
+    /**
+     * The shape the API has always answered in (it matches what the Python driver's types printed),
+     * each part charged to `budget` as it is made, so a value past a bound is never built whole.
+     */
+    static Object plain(Object value, Budget budget) {
         if (value instanceof Node node) {
-            return Map.of("labels", labels(node), "properties", properties(node));
+            budget.charge(64, 32);
+            return Map.of("labels", labels(node, budget), "properties", properties(node, budget));
         }
         if (value instanceof Relationship rel) {
-            return Map.of("type", rel.getType().name(), "properties", properties(rel));
+            budget.charge(64, 32);
+            return Map.of("type", charged(rel.getType().name(), budget), "properties", properties(rel, budget));
         }
         if (value instanceof Path path) {
+            budget.charge(64, 40);
             List<Object> nodes = new ArrayList<>();
             List<Object> rels = new ArrayList<>();
-            path.nodes().forEach(n -> nodes.add(plain(n)));
-            path.relationships().forEach(r -> rels.add(plain(r)));
+            path.nodes().forEach(n -> nodes.add(plain(n, budget)));
+            path.relationships().forEach(r -> rels.add(plain(r, budget)));
             return Map.of("nodes", nodes, "relationships", rels);
         }
         if (value instanceof Map<?, ?> map) {
+            budget.charge(48, 2);
             Map<String, Object> out = new LinkedHashMap<>();
-            map.forEach((k, v) -> out.put(String.valueOf(k), plain(v)));
+            map.forEach((k, v) -> out.put(charged(String.valueOf(k), budget), plain(v, budget)));
             return out;
         }
         if (value instanceof Iterable<?> list) {
+            budget.charge(40, 2);
             List<Object> out = new ArrayList<>();
-            list.forEach(v -> out.add(plain(v)));
+            list.forEach(v -> out.add(plain(v, budget)));
             return out;
         }
         if (value != null && value.getClass().isArray()) {
-            return array(value);
+            return array(value, budget);
         }
-        return scalar(value);
+        Object plain = scalar(value);
+        if (plain instanceof String text) {
+            return charged(text, budget);
+        }
+        budget.charge(24, plain instanceof Map<?, ?> ? 64 : 24);
+        return plain;
+    }
+
+    /** A string charged at its heap size and its JSON length (escapes can double it; counted once). */
+    private static String charged(String text, Budget budget) {
+        budget.charge(48L + text.length() * 2L, text.length() + 4L);
+        return text;
     }
 
     /** The record id when the value is a Record node, else null (the rows are then not records). */
@@ -96,28 +120,30 @@ final class Values {
         return null;
     }
 
-    private static List<String> labels(Node node) {
+    private static List<String> labels(Node node, Budget budget) {
         List<String> names = new ArrayList<>();
-        node.getLabels().forEach(l -> names.add(l.name()));
+        node.getLabels().forEach(l -> names.add(charged(l.name(), budget)));
         names.sort(null);
         return names;
     }
 
-    private static Map<String, Object> properties(Entity entity) {
+    private static Map<String, Object> properties(Entity entity, Budget budget) {
         // Sorted: the order a store keeps properties in follows the copy's history, not its content.
         Map<String, Object> out = new TreeMap<>();
-        entity.getAllProperties().forEach((k, v) -> out.put(k, plain(v)));
+        entity.getAllProperties().forEach((k, v) -> out.put(charged(k, budget), plain(v, budget)));
         return out;
     }
 
-    private static Object array(Object value) {
+    private static Object array(Object value, Budget budget) {
         if (value instanceof byte[] bytes) {
+            budget.charge(48L + bytes.length * 3L, bytes.length * 4L / 3 + 4);
             return Base64.getEncoder().encodeToString(bytes);
         }
         int length = java.lang.reflect.Array.getLength(value);
-        List<Object> out = new ArrayList<>(length);
+        budget.charge(40, 2);
+        List<Object> out = new ArrayList<>();
         for (int i = 0; i < length; i++) {
-            out.add(plain(java.lang.reflect.Array.get(value, i)));
+            out.add(plain(java.lang.reflect.Array.get(value, i), budget));
         }
         return out;
     }

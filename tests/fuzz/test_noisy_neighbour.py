@@ -1,0 +1,75 @@
+"""Noisy neighbour: one member attacks the parts every member shares, another keeps working.
+
+tests/neighbours.py holds the world, the attacks and the victim's calls. The victim first works
+alone, which sets its own latency; then once per attack, while the attacker repeats it from two
+threads. Asserted per attack: every victim call answers 2xx, and its slowest call stays within
+max(FACTOR x its slowest call alone, FLOOR_S). The floor is honest for 2 cores: the attacker's
+threads, uvicorn, Neo4j and the sandbox's JVM share them, so a victim call may wait for a core even
+when nothing of the attacker's holds it. Then the sandbox's JVM is killed with SIGKILL and the
+victim's query must answer again (the test allows BACK_WITHIN_S; `bench.neighbours` measures it).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from provider.api.app import create_app
+from provider.config import Settings
+from provider.embeddings import Embedder
+from tests import neighbours
+from tests.neighbours import ATTACKS, Hostile, Live, Run
+from tests.serving import served_in_thread
+
+FACTOR = 8.0
+FLOOR_S = 2.0
+VICTIM_CALLS = 12
+BACK_WITHIN_S = 60.0
+
+
+@pytest.fixture(scope="module")
+def live(settings: Settings, embedder: Embedder) -> Iterator[Live]:
+    app = create_app(settings.model_copy(update={"query_sandbox_url": None}), embedder=embedder)
+    for url in served_in_thread(app):
+        yield neighbours.world(url, app, settings.admin_key.get_secret_value())
+
+
+@pytest.fixture(scope="module")
+def alone(live: Live) -> float:
+    """The victim's slowest call with nobody else about (after one warming round)."""
+    neighbours.victim(live, Run(), 6)
+    run = Run()
+    neighbours.victim(live, run, VICTIM_CALLS)
+    assert not run.failures, run.failures
+    return max(run.latencies)
+
+
+@pytest.mark.parametrize("hostile", ATTACKS)
+def test_the_victim_keeps_working_while_another_member_attacks(
+    live: Live, alone: float, hostile: Hostile
+) -> None:
+    run = neighbours.under_attack(live, hostile, VICTIM_CALLS)
+    bound = max(FACTOR * alone, FLOOR_S)
+    slowest = max(run.latencies)
+    print(f"{hostile.__name__}: victim alone {alone * 1000:.0f} ms, under attack max {slowest * 1000:.0f} ms;"
+          f" attacker saw {dict(Counter(run.hostile))}")  # fmt: skip
+    assert not run.failures, run.failures
+    assert slowest <= bound, f"the victim's slowest call took {slowest:.2f} s (bound {bound:.2f} s)"
+    # The attacker is told 4xx; while its own statements fill the sandbox's heap, one of them may be
+    # told 503 instead (docs/QUERIES.md), never 500.
+    assert run.hostile and all(a == "503" or not a.isdigit() or int(a) < 500 for a in run.hostile), (
+        run.hostile
+    )
+    assert sum(1 for a in run.hostile if a != "503") > len(run.hostile) / 2, run.hostile
+
+
+def test_the_victim_queries_again_soon_after_the_sandbox_is_killed(live: Live) -> None:
+    seconds, statuses = neighbours.kill_sandbox_and_wait(live, BACK_WITHIN_S)
+    print(f"sandbox back after {seconds:.1f} s; answers meanwhile {Counter(statuses)}")
+    assert statuses[-1] == 200, statuses
+    assert set(statuses) <= {200, 503}, statuses
+    read = httpx.get(f"{live.url}/v1/memories/{live.victim_memory}", headers=live.victim.headers, timeout=60)
+    assert read.status_code == 200, "no route but the queries noticed"
