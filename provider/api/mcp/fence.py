@@ -53,7 +53,8 @@ def writers_of(value: Any) -> list[str]:
                     _note(found, writer)
         elif isinstance(node, dict):
             stack.extend(node.values())
-    return sorted(found)
+    # Escaped once a distinct writer, not once a row: a query's 50,000 rows have a handful of writers.
+    return sorted(data_json(name).strip('"') for name in found)
 
 
 def _note(found: dict[str, None], writer: Any) -> None:
@@ -67,7 +68,7 @@ def _writer_name(writer: dict[str, Any]) -> str:
         name += f" ({writer['type']})"
     if writer.get("on_behalf_of"):
         name += f" on behalf of {writer['on_behalf_of']}"
-    return data_json(name).strip('"')
+    return name
 
 
 @dataclass(frozen=True)
