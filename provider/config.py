@@ -82,6 +82,8 @@ class Settings(BaseSettings):
     # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact
     # question scans in Cypher); keyed by each memory's records_version, so never stale.
     recall_vector_cache_mb: NonNegativeInt = 256
+    # The newest versions an as_of or include=all recall ranks (in Neo4j; only the top rows come back).
+    recall_history_window: PositiveInt = 2_000
     duplicate_similarity: float = 0.95
     consolidation_budget: int = 1000
     provider_id: str = "neo4j"

@@ -129,6 +129,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
             words_weight=settings.recall_words_weight,
             search_query_words=settings.recall_query_words,
             candidates=settings.recall_candidates,
+            history_window=settings.recall_history_window,
         ),
         graph=GraphService(
             tree, Neo4jGraphStore(store), recall_store, records, subtree_cap=settings.subtree_cap

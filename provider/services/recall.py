@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import math
 from typing import Any
 
 from provider import ids
@@ -14,19 +13,11 @@ from provider.services.fusion import Fused, fuse, fuse_scores
 from provider.services.query_words import query_words
 from provider.services.records import RecordService
 from provider.services.tree import TreeService
-from provider.store.recall import TEXT_WORDS, Neo4jRecallStore, VersionHit, words_cut
+from provider.store.recall import TEXT_WORDS, Neo4jRecallStore, words_cut
 
 SIGNALS = ("query", "text", "filters")
 # The question's vector, being computed since the request was authenticated.
 Embedding = asyncio.Task[list[list[float]]]
-HISTORY_CAP = 50_000
-
-
-def cosine(a: list[float], b: list[float]) -> float:
-    """Vectors are stored normalised, but history rows may come from another model run."""
-    dot = sum(x * y for x, y in zip(a, b, strict=False))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
 
 
 class RecallService:
@@ -44,6 +35,7 @@ class RecallService:
         words_weight: float | None = None,
         search_query_words: bool = False,
         candidates: int = 20,
+        history_window: int = 2_000,
     ):
         self.tree = tree
         self.store = recall
@@ -54,6 +46,7 @@ class RecallService:
         self.words_weight = words_weight
         self.search_query_words = search_query_words
         self.candidates = candidates
+        self.history_window = history_window
 
     def capabilities(self) -> dict[str, Any]:
         """Every signal is served; abstain is a calibrated judgement."""
@@ -178,21 +171,28 @@ class RecallService:
     async def _history(
         self, request: RecallAsk, scope: list[str], dnf: Any, instant: int | None, embedding: Embedding | None
     ) -> tuple[list[Fused], float | None, str, list[str]]:
+        """Neo4j ranks the newest `history_window` versions; only each signal's top rows come back."""
         at = instant if instant is not None else ids.now_ms() + 1
-        rows = await self.store.versions(scope, at, request.include == "all", dnf, HISTORY_CAP + 1)
-        cut = [f"history:capped_at_{HISTORY_CAP}_versions"] if len(rows) > HISTORY_CAP else []
-        rows = rows[:HISTORY_CAP]
+        vector = (await embedding)[0] if embedding is not None else None
+        words = [word.lower() for word in request.text.split()] if request.text else []
+        ranked = await self.store.history(
+            scope,
+            at,
+            request.include == "all",
+            dnf,
+            vector=vector,
+            words=words,
+            k=request.limit * 2,
+            window=self.history_window,
+        )
+        cut = [f"history:capped_at_{self.history_window}_versions"] if ranked.cut else []
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
-        if embedding is not None:
-            vector = (await embedding)[0]
-            # Up to HISTORY_CAP cosines in Python: CPU work that must not hold the event loop.
-            scored = await asyncio.to_thread(_by_similarity, vector, rows)
-            rankings["query"] = [(r.record_id, r.memory_id, s) for r, s in scored[: request.limit * 2]]
+        if vector is not None:
+            rankings["query"] = ranked.meaning
         if request.text:
-            ranking = await asyncio.to_thread(_word_ranking, rows, request.text)
-            rankings["text"] = ranking[: request.limit * 2]
+            rankings["text"] = ranked.words
         if not rankings:
-            rankings["filters"] = [(r.record_id, r.memory_id, None) for r in rows[: request.limit * 2]]
+            rankings["filters"] = ranked.newest
         fused = fuse(rankings)
         best = max((h.similarity for h in fused if h.similarity is not None), default=None)
         return fused, best, "history_scan", cut
@@ -220,13 +220,8 @@ class RecallService:
     async def _versions(self, record_ids: list[str], instant: int | None) -> dict[str, RecordVersion]:
         if instant is None:
             return await self.store.current(record_ids)
-        found: dict[str, RecordVersion] = {}
-        for record_id in record_ids:
-            stored = await self.records.records.read(record_id)
-            version = stored.at(instant) if stored else None
-            if version is not None:
-                found[record_id] = version
-        return found
+        found = await self.store.versions_at(record_ids, instant)
+        return {version.record_id: version.state_at(instant) for version in found}
 
     @staticmethod
     def _neighbours(
@@ -242,21 +237,3 @@ class RecallService:
         if request.query and not request.text and request.filters is None:
             return best is None or best < self.abstain_below
         return False
-
-
-def _by_similarity(vector: list[float], rows: list[VersionHit]) -> list[tuple[VersionHit, float]]:
-    scored = [(r, cosine(vector, r.embedding)) for r in rows if r.embedding]
-    scored.sort(key=lambda pair: -pair[1])
-    return scored
-
-
-def _word_ranking(rows: list[VersionHit], text: str) -> list[tuple[str, str, float | None]]:
-    words = [w.lower() for w in text.split() if w.strip()]
-    scored: list[tuple[str, str, float | None]] = []
-    for row in rows:
-        haystack = row.text.lower()
-        matched = sum(1 for w in words if w in haystack)
-        if matched:
-            scored.append((row.record_id, row.memory_id, matched / len(words)))
-    scored.sort(key=lambda hit: -(hit[2] or 0))
-    return scored

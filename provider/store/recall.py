@@ -65,14 +65,13 @@ class ScopeSize:
 
 
 @dataclass(frozen=True)
-class VersionHit:
-    """A version found by a history scan, with what exact scoring needs."""
+class HistoryRanking:
+    """A history read's top hits per signal, ranked in Neo4j, and whether its window left versions out."""
 
-    record_id: str
-    memory_id: str
-    text: str
-    embedding: list[float] | None
-    written_at: int
+    meaning: list[Hit]
+    words: list[Hit]
+    newest: list[Hit]
+    cut: bool
 
 
 class Neo4jRecallStore:
@@ -153,23 +152,43 @@ class Neo4jRecallStore:
         rows = await self.store.read(name, scope=scope, dnf=dnf, k=k)
         return [(r["id"], r["memory_id"], None) for r in rows], "fields_newest" if newest_first else "fields"
 
-    async def versions(
-        self, scope: list[str], as_of: int, include_all: bool, dnf: Any, cap: int
-    ) -> list[VersionHit]:
-        """Versions current at the instant, for exact scoring of history reads."""
-        rows = await self.store.read(
-            "recall_versions", scope=scope, as_of=as_of, include_all=include_all, dnf=dnf, cap=cap
-        )
-        return [
-            VersionHit(
-                record_id=r["id"],
-                memory_id=r["memory_id"],
-                text=r["text"] or "",
-                embedding=r["embedding"],
-                written_at=r["written_at"],
+    async def history(
+        self,
+        scope: list[str],
+        as_of: int,
+        include_all: bool,
+        dnf: Any,
+        *,
+        vector: list[float] | None,
+        words: list[str],
+        k: int,
+        window: int,
+    ) -> HistoryRanking:
+        """The versions current at the instant, the newest `window` of them ranked per signal in Neo4j."""
+        row = (
+            await self.store.read(
+                "recall_history",
+                scope=scope,
+                as_of=as_of,
+                include_all=include_all,
+                dnf=dnf,
+                vector=vector,
+                words=words,
+                k=k,
+                window=window,
             )
-            for r in rows
-        ]
+        )[0]
+        return HistoryRanking(
+            meaning=[(h["id"], h["memory_id"], cosine_from_neo4j(h["score"])) for h in row["meaning"]],
+            words=[(h["id"], h["memory_id"], h["score"]) for h in row["words"]],
+            newest=[(h["id"], h["memory_id"], None) for h in row["newest"]],
+            cut=bool(row["cut"]),
+        )
+
+    async def versions_at(self, record_ids: list[str], at: int) -> list[RecordVersion]:
+        """The version of each record current at an instant (only that one, without its embedding)."""
+        rows = await self.store.read("recall_versions_at", ids=record_ids, at=at)
+        return [version_from(r["version"]) for r in rows]
 
     async def current(self, record_ids: list[str]) -> dict[str, RecordVersion]:
         """Current versions by id."""

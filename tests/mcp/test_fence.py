@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
-from provider.api.mcp.fence import data_json, fenced, fit, writers_of
+import pytest
+
+from provider.api.mcp.fence import Fitted, data_json, fenced, fenced_off_loop, fit, writers_of
 from tests.mcp.support import FENCE
 
 WRITER = {"kind": "member", "id": "hmbr_1", "type": "agent"}
@@ -72,3 +75,47 @@ def test_one_item_past_the_cap_is_cut_inside_and_said() -> None:
     found = FENCE.match(text)
     assert found and len(found["body"]) == 2_000
     assert found["tail"].endswith("Cut at 2000 characters inside one item, so the JSON above is incomplete.")
+
+
+def test_an_answer_within_the_cap_is_its_whole_json() -> None:
+    nested = {"object": "page", "page": {"data": ({"t": "<é>"}, [1, 2.5]), "x": None}, 7: "seven"}
+    answer = {"results": [record("a & b")], "nested": nested, "children": [], "abstain": False}
+    assert fit(answer, 10_000) == Fitted(data_json(answer), {}, truncated=False)
+
+
+def test_a_huge_query_answer_keeps_the_most_rows_that_fit_and_says_so() -> None:
+    rows = [[f"row {i} " + "v" * 300, i] for i in range(50_000)]  # ~16 MB of JSON
+    answer = {"object": "memory.query.result", "rows": rows, "written_by": [[WRITER] for _ in rows],
+              "degraded": []}  # fmt: skip
+    fitted = fit(answer, 60_000)
+    kept = json.loads(fitted.text)
+    count = len(kept["rows"])
+    assert len(fitted.text) <= 60_000 and not fitted.truncated and fitted.dropped == {"rows": 50_000 - count}
+    assert kept["rows"] == rows[:count] and kept["written_by"] == [[WRITER]] * count
+    one_more = {**answer, "rows": rows[: count + 1], "written_by": [[WRITER]] * (count + 1)}
+    assert len(data_json(one_more)) > 60_000  # the most that fit, not merely some
+    text = fenced(answer, cap=60_000, what="rows")
+    assert text.endswith(f"Cut to fit 60000 characters: {50_000 - count} of rows left out. "
+                         "Narrow the request or lower its limit.")  # fmt: skip
+
+
+def test_many_records_are_cut_list_by_list_outermost_first() -> None:
+    results = [{"record": record(f"{i} " + "word " * 100)} for i in range(5_000)]
+    children = [{"id": f"hmem_{i}", "name": "child " * 20} for i in range(2_000)]
+    answer = {"results": results, "children": children, "page": {"nodes": results[:100]}}
+    fitted = fit(answer, 30_000)
+    kept = json.loads(fitted.text)
+    assert len(fitted.text) <= 30_000 and not fitted.truncated
+    assert kept["results"] == [] and kept["children"] == [] and 0 < len(kept["page"]["nodes"]) < 100
+    assert fitted.dropped == {"results": 5_000, "children": 2_000, "nodes": 100 - len(kept["page"]["nodes"])}
+
+
+@pytest.mark.anyio
+async def test_a_large_answer_is_fitted_off_the_event_loop() -> None:
+    answer = {"results": [{"record": record(f"{i} " + "word " * 200)} for i in range(20_000)]}
+    fitting = asyncio.ensure_future(fenced_off_loop(answer, cap=60_000, what="records"))
+    ticks = 0
+    while not fitting.done():  # the loop keeps serving others while the answer is fitted
+        ticks += 1
+        await asyncio.sleep(0)
+    assert ticks > 1 and "of results left out" in fitting.result()

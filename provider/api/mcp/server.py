@@ -23,7 +23,7 @@ from provider import __version__
 from provider.api.deps import Services
 from provider.api.mcp import catalog
 from provider.api.mcp.calls import prepared, serves
-from provider.api.mcp.fence import fenced
+from provider.api.mcp.fence import fenced_off_loop
 from provider.api.mcp.standing import RULES, instructions, standing
 from provider.errors import MemoryNotFoundError, ProviderError
 from provider.models import Caller
@@ -102,7 +102,7 @@ class MemoryTools:
             except Exception:
                 log.exception("tool %s failed", params.name)
                 return _refused(FAILED)
-        text = fenced(answer, cap=settings.mcp_max_result_chars, what=what)
+        text = await fenced_off_loop(answer, cap=settings.mcp_max_result_chars, what=what)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     async def instructions(self, ctx: Context, call_next: CallNext) -> HandlerResult:
