@@ -72,6 +72,11 @@ class Settings(BaseSettings):
     s3_secret_access_key: SecretStr = SecretStr("")
     s3_part_bytes: int = Field(8 * 1024 * 1024, ge=5 * 1024 * 1024)  # S3's smallest part but the last
     content_media: list[str] = ["text/*", "image/*", "application/pdf", "audio/*"]
+    # What one principal's uploads may hold at once (README "Files"): past either, 429 quota_exhausted.
+    # An upload no record names after the grace is reclaimed by the sweeper, giving its share back.
+    file_quota_bytes: PositiveInt = 1024 * 1024 * 1024
+    file_quota_files: PositiveInt = 10_000
+    file_orphan_grace_seconds: NonNegativeInt = 24 * 3600
     subtree_cap: int = 5000
     abstain_below: float = 0.5
     # None: meaning and words fused by rank (RRF, main's before issue 17); a number: by score, words

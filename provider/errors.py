@@ -19,6 +19,7 @@ ProviderError
 │   ├── MemoriesNotAttachedError memories_not_attached
 │   ├── JobNotFoundError       uhp_memory.job_not_found
 │   └── ResponseNotFoundError  response_not_found
+├── QuotaExhaustedError        quota_exhausted (rate_limit_error: a principal's file quota is full)
 ├── ConflictError              memory_busy
 └── UnavailableError           memory_unavailable
 """
@@ -169,6 +170,13 @@ class ResponseNotFoundError(NotFoundError):
     """No such response: this service runs no tasks, so it holds none."""
 
     code = "response_not_found"
+
+
+class QuotaExhaustedError(ProviderError):
+    """A principal's uploads hold their quota of bytes or files: the protocol's own code for it."""
+
+    code = "quota_exhausted"
+    kind = "rate_limit_error"
 
 
 class ConflictError(ProviderError):

@@ -41,7 +41,7 @@ from provider.services.admin import AdminService
 from provider.services.consolidation import ConsolidationService
 from provider.services.content_parts import ContentService
 from provider.services.erase import EraseService
-from provider.services.files import FileService
+from provider.services.files import FileQuota, FileService
 from provider.services.grants import GrantService
 from provider.services.graph import GraphService
 from provider.services.harnesses import HarnessService
@@ -80,7 +80,12 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     principals = Neo4jPrincipalStore(store)
     tree = TreeService(Neo4jMemoryStore(store), settings.provider_id)
     blobs = blob_stores.configured(settings)
-    files = FileService(Neo4jFileStore(store), blobs, settings.content_media)
+    quota = FileQuota(
+        bytes=settings.file_quota_bytes,
+        files=settings.file_quota_files,
+        orphan_grace_ms=settings.file_orphan_grace_seconds * 1000,
+    )
+    files = FileService(Neo4jFileStore(store), blobs, settings.content_media, quota)
     record_store = Neo4jRecordStore(store)
     runs_store = Neo4jConsolidationStore(store)
     tree.busy = runs_store.busy_below

@@ -26,6 +26,7 @@ STATUS: list[tuple[type[errors.ProviderError], int]] = [
     (errors.PermissionDeniedError, 403),
     (errors.NotFoundError, 404),
     (errors.ConflictError, 409),
+    (errors.QuotaExhaustedError, 429),
     (errors.UnavailableError, 503),
     (errors.ProviderError, 500),
 ]

@@ -30,6 +30,10 @@ class StagedBlob(Protocol):
         """Appends bytes."""
         ...
 
+    def digest(self) -> str:
+        """The SHA-256 of the bytes written so far: the address they will be kept at."""
+        ...
+
     def keep(self) -> str:
         """Moves the bytes to their address; returns their SHA-256."""
         ...

@@ -33,6 +33,10 @@ class StagedFile:
         self.out.write(data)
         self.size += len(data)
 
+    def digest(self) -> str:
+        """The address so far."""
+        return self.hash.hexdigest()
+
     def keep(self) -> str:
         """Idempotent by content: bytes already kept at the address are not written twice."""
         self.out.close()

@@ -99,6 +99,10 @@ class S3StagedBlob:
         )
         self.parts.append({"PartNumber": number, "ETag": sent["ETag"]})
 
+    def digest(self) -> str:
+        """The address so far."""
+        return str(self.hash.hexdigest())
+
     def keep(self) -> str:
         """Idempotent by content: bytes already at their address are not written twice."""
         digest = str(self.hash.hexdigest())

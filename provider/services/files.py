@@ -10,9 +10,17 @@ from typing import Any
 
 from provider import ids
 from provider.blobs import BlobReader, BlobStore, StagedBlob
-from provider.errors import FileNotFoundInStoreError, MemoryInvalidError, MemoryUnsupportedError
+from provider.errors import (
+    FileNotFoundInStoreError,
+    MemoryInvalidError,
+    MemoryUnsupportedError,
+    QuotaExhaustedError,
+)
 from provider.models import Caller
 from provider.store.files import Neo4jFileStore
+
+ORPHAN_BATCH = 100  # files one step of the orphan sweep checks against every record version
+ORPHAN_BATCHES = 10  # steps of one sweep pass at most; what is left waits for the next pass
 
 
 @dataclass(frozen=True)
@@ -22,15 +30,44 @@ class FileBytes:
     reader: BlobReader
     media_type: str
     size: int
+    name: str | None = None  # a file part's own name, offered to whoever saves the bytes
+
+
+@dataclass(frozen=True)
+class FileQuota:
+    """What one principal's uploads may hold at once, and how long one may wait to be named."""
+
+    bytes: int
+    files: int
+    orphan_grace_ms: int
+
+    def refusal(self, held_files: int, held_bytes: int, size: int) -> QuotaExhaustedError:
+        """The 429 that names the limit reached and what is held."""
+        if held_files >= self.files:
+            message = f"Your uploads already hold {held_files} files, the quota of {self.files} files."
+        else:
+            message = (
+                f"This upload of {size} bytes would take your uploads past the quota of {self.bytes} "
+                f"bytes ({held_bytes} held)."
+            )
+        detail = {
+            "quota_bytes": self.bytes,
+            "quota_files": self.files,
+            "held_bytes": held_bytes,
+            "held_files": held_files,
+            "upload_bytes": size,
+        }
+        return QuotaExhaustedError(message, param="file", detail=detail)
 
 
 class FileService:
     """Bytes go to the blob store; records name files by id and we fill in name, type and size."""
 
-    def __init__(self, files: Neo4jFileStore, blobs: BlobStore, media: list[str]):
+    def __init__(self, files: Neo4jFileStore, blobs: BlobStore, media: list[str], quota: FileQuota):
         self.files = files
         self.blobs = blobs
         self.media = media
+        self.quota = quota
 
     def keeps(self, media_type: str) -> bool:
         """True when a pattern of `content.media` matches."""
@@ -43,18 +80,31 @@ class FileService:
     async def upload(
         self, caller: Caller, *, name: str, media_type: str, staged: StagedBlob, purpose: str
     ) -> dict[str, Any]:
-        """Keeps the staged bytes and their metadata; the uploader alone may name the file in a record."""
-        digest = await asyncio.to_thread(staged.keep)
+        """Records the file within the uploader's quota, then keeps its bytes; only they may name it.
+
+        Metadata goes first, in the statement that checks the quota, so parallel uploads cannot pass
+        it; bytes whose keeping fails take their metadata with them (or the orphan sweep does).
+        """
+        file_id = ids.new_id(ids.FILE)
         row = await self.files.create(
-            id=ids.new_id(ids.FILE),
+            id=file_id,
             owner=caller.principal,
             name=name or "file",
             media_type=media_type,
             bytes=staged.size,
-            sha256=digest,
+            sha256=staged.digest(),
             purpose=purpose or "user_data",
             now=ids.now_ms(),
+            max_files=self.quota.files,
+            max_bytes=self.quota.bytes,
         )
+        if not row["fits"]:
+            raise self.quota.refusal(row["files"], row["used"], staged.size)
+        try:
+            await asyncio.to_thread(staged.keep)
+        except Exception:
+            await self.files.delete([file_id])
+            raise
         return {
             "id": row["id"],
             "object": "file",
@@ -81,6 +131,11 @@ class FileService:
             if part.get("type") == "file":
                 part = self._complete_part(caller, part, found.get(part["file"]["id"]), index, kept)
             completed.append(part)
+        # Named from now on: the orphan sweep leaves them be, or has claimed them and they are gone.
+        refused = await self.files.name(sorted(set(wanted)), ids.now_ms())
+        if refused:
+            index = wanted.index(refused[0])
+            raise MemoryInvalidError("No file with that id exists.", param=f"content.{index}.file.id")
         return completed
 
     def _complete_part(
@@ -134,6 +189,26 @@ class FileService:
             swept += 1
         return swept
 
+    async def reclaim_orphans(self, now: int | None = None) -> int:
+        """Removes uploads no record named within the grace (bytes, metadata, quota share); how many.
+
+        A candidate is claimed first, so no record write may name it any more; then every record
+        version is checked, as erase does, and a file some version names is let go for good.
+        """
+        before = (ids.now_ms() if now is None else now) - self.quota.orphan_grace_ms
+        removed = 0
+        for _ in range(ORPHAN_BATCHES):
+            candidates = await self.files.orphans(before, ORPHAN_BATCH)
+            claimed = await self.files.claim(candidates, ids.now_ms()) if candidates else []
+            gone = await self.erase_unnamed(claimed)
+            named = sorted(set(claimed) - set(gone))
+            if named:
+                await self.files.release(named, ids.now_ms())
+            removed += len(gone)
+            if len(candidates) < ORPHAN_BATCH:
+                break
+        return removed
+
     async def open(self, file_id: str) -> FileBytes:
         """The exact bytes as a stream (the caller closes it), their media type and size."""
         meta = (await self.files.get_many([file_id])).get(file_id)
@@ -143,7 +218,7 @@ class FileService:
             reader = await asyncio.to_thread(self.blobs.open, meta["sha256"])
         except FileNotFoundError as e:
             raise FileNotFoundInStoreError("The file's bytes are no longer kept.") from e
-        return FileBytes(reader, meta["media_type"], meta["bytes"])
+        return FileBytes(reader, meta["media_type"], meta["bytes"], meta["name"])
 
 
 def _file_ids(contents: list[str]) -> list[str]:

@@ -2,8 +2,9 @@
 
 Every multi-step write leaves something in Neo4j that says what is left to do, with an owner's lease
 where someone may be waiting: idempotency keys, consolidation runs, file notes left by erase and
-memory delete, erase notes, staged uploads, observe jobs. A live request finishes its own; this
-takes the rest, so nothing stays stuck past a lease, even when no retry ever comes. Sweeping
+memory delete, erase notes, staged uploads, observe jobs; and uploads no record named within their
+grace (UHP_FILE_ORPHAN_GRACE_SECONDS), which give their owner's quota back. A live request finishes
+its own; this takes the rest, so nothing stays stuck past a lease, even when no retry ever comes. Sweeping
 twice, or from two instances at once, does no harm: each step is safe to repeat.
 """
 
@@ -34,6 +35,7 @@ class Swept:
     file_notes: int = 0
     erasures: int = 0
     uploads: int = 0
+    orphans: int = 0
     jobs_resumed: int = 0
     jobs_forgotten: int = 0
 
@@ -72,6 +74,7 @@ class Sweeper:
             file_notes=await self.files.sweep(before=now - self.lease_ms),
             erasures=await self.records.sweep_erasures(now - KEEP_MS, 1000),
             uploads=await asyncio.to_thread(self.blobs.sweep_incoming, UPLOAD_GRACE_SECONDS),
+            orphans=await self.files.reclaim_orphans(now),
             jobs_resumed=await self.jobs.resume_abandoned(),
             jobs_forgotten=await self.jobs.sweep(),
         )

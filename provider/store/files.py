@@ -14,8 +14,25 @@ class Neo4jFileStore:
         self.store = store
 
     async def create(self, **fields: Any) -> Row:
-        """One uploaded file."""
+        """One uploaded file if its owner's quota has room (`fits`), with the owner's usage before it."""
         return (await self.store.write("file_create", **fields))[0]
+
+    async def name(self, file_ids: list[str], now: int) -> list[str]:
+        """Marks files as named by a record; the ids refused because the sweep is reclaiming them."""
+        rows = await self.store.write("file_name", ids=file_ids, now=now)
+        return [r["id"] for r in rows if not r["free"]]
+
+    async def orphans(self, before: int, limit: int) -> list[str]:
+        """Files no record has named, uploaded at or before `before`, oldest first."""
+        return [r["id"] for r in await self.store.read("file_orphans", before=before, limit=limit)]
+
+    async def claim(self, file_ids: list[str], now: int) -> list[str]:
+        """Of these, the files still unnamed, now claimed: no record write may name them any more."""
+        return [r["id"] for r in await self.store.write("file_claim", ids=file_ids, now=now)]
+
+    async def release(self, file_ids: list[str], now: int) -> None:
+        """Claimed files a version turned out to name: never candidates again."""
+        await self.store.write("file_release", ids=file_ids, now=now)
 
     async def unnamed(self, file_ids: list[str]) -> list[Row]:
         """Files no record version names any more."""

@@ -10,7 +10,7 @@ from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
 from provider.api.idempotency import idempotent
 from provider.api.uploads import read_upload
-from provider.protocol.responses import UploadedFileOut
+from provider.protocol.responses import ErrorEnvelopeOut, UploadedFileOut
 
 router = APIRouter(prefix="/v1/files", tags=["files"])
 
@@ -34,9 +34,17 @@ MULTIPART_BODY = {
 }
 
 
-@router.post("", openapi_extra=MULTIPART_BODY, dependencies=[idempotent()], **answers(UploadedFileOut))
+# A principal's uploads past UHP_FILE_QUOTA_BYTES or UHP_FILE_QUOTA_FILES: 429 quota_exhausted.
+UPLOAD_ANSWERS = answers(UploadedFileOut)
+UPLOAD_ANSWERS["responses"] = {
+    **UPLOAD_ANSWERS["responses"],
+    429: {"model": ErrorEnvelopeOut, "description": "The uploader's file quota is full."},
+}
+
+
+@router.post("", openapi_extra=MULTIPART_BODY, dependencies=[idempotent()], **UPLOAD_ANSWERS)
 async def upload(request: Request, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
-    """Keeps the bytes; a record then names the file by id."""
+    """Keeps the bytes within the uploader's quota; a record then names the file by id."""
     staged = services.files.stage()
     try:
         form = await read_upload(request, staged)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
@@ -86,9 +87,24 @@ async def content_part(
 ) -> Response:
     """The exact bytes of a file part (or the words of a text part), streamed as they are read."""
     part = await services.content.part(caller, memory_id, record_id, index)
-    return StreamingResponse(
-        chunks(part.reader), media_type=part.media_type, headers={"Content-Length": str(part.size)}
-    )
+    headers = {"Content-Length": str(part.size), **served_bytes_headers(part.name)}
+    return StreamingResponse(chunks(part.reader), media_type=part.media_type, headers=headers)
+
+
+def served_bytes_headers(name: str | None) -> dict[str, str]:
+    """Stored bytes are the writer's, not ours: a download, never sniffed, never run in our origin.
+
+    A `text/html` or `image/svg+xml` opened from this address would otherwise run its scripts with
+    the service's origin; the sandbox gives it an opaque origin and `default-src 'none'` loads nothing.
+    """
+    disposition = "attachment"
+    if name:
+        disposition += f"; filename*=UTF-8''{quote(name, safe='')}"
+    return {
+        "Content-Disposition": disposition,
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "sandbox; default-src 'none'",
+    }
 
 
 @router.post("/snapshots", dependencies=[idempotent("write")], **answers(SnapshotOut))
