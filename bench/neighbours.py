@@ -41,7 +41,7 @@ def figures(run: Run) -> dict[str, Any]:
 
 
 def measure(target: Neo4jTarget, calls: int) -> dict[str, Any]:
-    settings = bench_settings(target)
+    settings = bench_settings(target, **neighbours.SETTINGS)
     embedder = build_embedder("onnx", MODEL, cache_dir=settings.cache_dir / "onnx", batch_size=64)
     app = create_app(settings, embedder=embedder)
     result: dict[str, Any] = {"calls": calls, "attacks": {}}

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 from fastapi import FastAPI
@@ -25,6 +26,8 @@ from tests.conftest import Member
 from tests.mcp.support import Agent
 
 HOSTILE_TIMEOUT_S = 60.0
+# A sandbox service of the app's own (killed in the end), and a quota the upload flood reaches.
+SETTINGS: dict[str, Any] = {"query_sandbox_url": None, "file_quota_bytes": 64 * 1024 * 1024}
 LARGE_RECORD = "words of a long record " * 4_000  # ~90 KB of text
 VICTIM_QUERY = "MATCH (r:Record) RETURN r.id AS id"
 
@@ -118,8 +121,23 @@ def copy_again_and_again(live: Live, client: httpx.Client) -> str:
     return str(query(client, live.attacker, live.attacker_memory, statement).status_code)
 
 
+UPLOAD = b"\0" * (8 * 1024 * 1024)
+
+
+def upload_flood(live: Live, client: httpx.Client) -> str:
+    """8 MB uploads, one after another, until the uploader's quota says no."""
+    files = {"file": ("flood.bin", UPLOAD, "application/octet-stream")}
+    return str(client.post("/v1/files", files=files, headers=live.attacker.headers).status_code)
+
+
 Hostile = Callable[[Live, httpx.Client], str]
-ATTACKS: tuple[Hostile, ...] = (doubling, huge_answer, huge_answer_through_mcp, copy_again_and_again)
+ATTACKS: tuple[Hostile, ...] = (
+    doubling,
+    huge_answer,
+    huge_answer_through_mcp,
+    copy_again_and_again,
+    upload_flood,
+)
 
 
 def attack(live: Live, hostile: Hostile, stop: threading.Event, run: Run) -> None:

@@ -32,7 +32,8 @@ BACK_WITHIN_S = 60.0
 
 @pytest.fixture(scope="module")
 def live(settings: Settings, embedder: Embedder) -> Iterator[Live]:
-    app = create_app(settings.model_copy(update={"query_sandbox_url": None}), embedder=embedder)
+    tuned = settings.model_copy(update=neighbours.SETTINGS)
+    app = create_app(tuned, embedder=embedder)
     for url in served_in_thread(app):
         yield neighbours.world(url, app, settings.admin_key.get_secret_value())
 
