@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from provider.errors import MemoryForbiddenError, MemoryNotFoundError
+from provider.errors import MemoryForbiddenError, MemoryNotFoundError, RecordNotFoundError
 from provider.models import NodeFacts
 
 NOTHING: frozenset[str] = frozenset()
@@ -70,6 +70,31 @@ def require(privileges: frozenset[str], privilege: str) -> None:
     if privilege not in privileges:
         raise MemoryForbiddenError(
             f"The caller may not {privilege} this memory.", detail={"required": privilege}
+        )
+
+
+def shows_content(privileges: frozenset[str]) -> bool:
+    """Whether an answer may carry a record's content: only to a reader.
+
+    `write` alone lets a member revise, forget and operate (chapter §3.1), so such a write succeeds;
+    its answer then names the record (id, version, status, time) and carries none of what it says.
+    """
+    return "read" in privileges
+
+
+def require_record(privileges: frozenset[str] | None, privilege: str, param: str) -> None:
+    """A record named by id in a body (a merge's duplicate), judged on its memory's privileges.
+
+    Unreadable answers as unknown (404 `memory_record_not_found`); a record the caller reads but
+    may not `privilege` is refused with 403 `memory_forbidden`.
+    """
+    if not may(privileges, "read"):
+        raise RecordNotFoundError("No record with that id is in reach.", param=param)
+    if not may(privileges, privilege):
+        raise MemoryForbiddenError(
+            f"The caller may not {privilege} that record's memory.",
+            param=param,
+            detail={"required": privilege},
         )
 
 

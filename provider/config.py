@@ -118,6 +118,9 @@ class Settings(BaseSettings):
     max_upload_bytes: PositiveInt = 64 * 1024 * 1024  # the whole multipart body of POST /v1/files
     statement_timeout_ms: PositiveInt = 10_000
     bulk_statement_timeout_ms: PositiveInt = 120_000
+    # How long a request's UHP-Bookmark may make it wait for the database to reach that point before
+    # it is refused (422): a bookmark from the future would otherwise hold each of its sessions.
+    bookmark_wait_ms: PositiveInt = 1_000
 
     # The MCP tools (README "Agents: the MCP server"): the most characters one tool result carries.
     mcp_max_result_chars: int = Field(60_000, ge=2_000)

@@ -168,10 +168,14 @@ class StoredRecord:
 
 @dataclass(frozen=True)
 class ReadRecord:
-    """A version as one reader sees it: references resolved with the reader's privileges."""
+    """A version as one reader sees it: references resolved with the reader's privileges.
+
+    `withheld` marks the answer to a writer who may not read: it names the record and nothing it says.
+    """
 
     version: RecordVersion
     references: list[dict[str, Any]]
+    withheld: bool = False
 
 
 @dataclass
@@ -215,6 +219,7 @@ class RecordChanges:
     references: list[dict[str, Any]] = field(default_factory=list)
     valid_from: str | None = None
     valid_to: str | None = None
+    noted: dict[str, Any] = field(default_factory=dict)  # added over the attributes the version keeps
 
 
 @dataclass(frozen=True)

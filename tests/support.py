@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Mapping
 from functools import cache
@@ -83,3 +84,16 @@ def ok(response: Reply) -> dict[str, Any]:
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
+
+
+def bookmark_ahead_of(bookmark: str) -> str:
+    """A bookmark of the same database far ahead of its history, which no read may pass.
+
+    Neo4j 5's encoding: `FB:`, then base64 of a database id and the transaction id as a PackStream
+    integer; the integer is swapped for a large one.
+    """
+    raw = base64.b64decode(bookmark.removeprefix("FB:"))
+    marker = raw[19]
+    width = {0xC8: 2, 0xC9: 3, 0xCA: 5, 0xCB: 9}.get(marker, 1)
+    forged = raw[:19] + bytes([0xCA, 0x7F, 0xFF, 0xFF, 0xFF]) + raw[19 + width :]
+    return "FB:" + base64.b64encode(forged).decode()

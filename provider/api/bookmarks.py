@@ -5,6 +5,11 @@ the database holds those writes. An answer to a request that wrote carries the b
 writes. On one Neo4j server every read already sees every commit, so the header changes nothing
 there; on a cluster it is what lets a client read its own writes through another instance
 (README "Several instances").
+
+The header is read only once the edge has authenticated the caller: a stranger's made-up bookmark
+never reaches Neo4j. And the wait is bounded: the database is asked once, within
+`UHP_BOOKMARK_WAIT_MS`, to reach the bookmarks; a bookmark still ahead of it then (forged, or from a
+database this one is not) is refused with 422 `invalid_input` before the request does anything.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from provider import causality
 from provider.api.errors import error_response
-from provider.errors import InvalidInputError
+from provider.errors import InvalidInputError, ProviderError
 
 
 class Bookmarks:
@@ -25,8 +30,8 @@ class Bookmarks:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
+        if scope["type"] != "http" or scope.get("state", {}).get("caller") is None:
+            await self.app(scope, receive, send)  # not authenticated: the header is not read
             return
         try:
             sent = causality.parse(Headers(scope=scope).get(causality.HEADER, ""))
@@ -42,6 +47,27 @@ class Bookmarks:
             await send(message)
 
         try:
+            if sent:
+                await reached(scope)
+        except ProviderError as refusal:
+            causality.end(token)
+            await error_response(Request(scope), refusal)(scope, receive, send)
+            return
+        try:
             await self.app(scope, receive, stamped)
         finally:
             causality.end(token)
+
+
+async def reached(scope: Scope) -> None:
+    """Returns once the database holds the bookmarks the request opened with; 422 past the bound."""
+    services = scope["app"].state.services
+    wait_ms: int = services.settings.bookmark_wait_ms
+    if not await services.store.reaches_bookmarks(wait_ms / 1000):
+        raise InvalidInputError(
+            f"{causality.HEADER} is ahead of the database: it did not reach that point within "
+            f"{wait_ms} ms. Send a bookmark an answer gave; if one did, the database is catching up, so "
+            "try again shortly.",
+            param=causality.HEADER,
+            detail={"waited_ms": wait_ms},
+        )

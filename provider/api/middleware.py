@@ -1,9 +1,9 @@
 """Per-request plumbing: a request id, the protocol version check and the UHP-Version header.
 
 `install` also puts the edge (edge.py) in place, in the one order that holds: the version check
-outermost (every answer, a refusal too, carries UHP-Version), then the request's bookmarks
-(bookmarks.py), then authentication (a stranger's body
-is never read), then the body cap, then whatever reads the body (Idempotency-Key, the routes).
+outermost (every answer, a refusal too, carries UHP-Version), then authentication (a stranger's body
+is never read), then the request's bookmarks (bookmarks.py: only an authenticated caller's header
+reaches the database), then the body cap, then whatever reads the body (Idempotency-Key, the routes).
 
 Written as plain ASGI rather than `@app.middleware("http")`: Starlette's BaseHTTPMiddleware copies
 every response through a stream and an extra task, which cost a few milliseconds per request.
@@ -67,7 +67,7 @@ def install(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(
         BodyLimit, max_body_bytes=settings.max_body_bytes, max_upload_bytes=settings.max_upload_bytes
     )
+    app.add_middleware(Bookmarks)  # inside authentication: a stranger's bookmark is never read
     app.add_middleware(Authentication)
     observability.install(app, settings.metrics)
-    app.add_middleware(Bookmarks)  # outside authentication: a key made through another instance resolves
     app.add_middleware(ProtocolVersion)

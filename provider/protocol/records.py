@@ -20,6 +20,8 @@ def writer_json(writer: Writer) -> dict[str, Any]:
 def record_json(read: ReadRecord) -> dict[str, Any]:
     """A record as a read returns it: always `trust: untrusted`, content always a list."""
     v: RecordVersion = read.version
+    if read.withheld:
+        return withheld_json(v)
     body: dict[str, Any] = {
         "id": v.record_id,
         "object": "memory.record",
@@ -47,3 +49,23 @@ def record_json(read: ReadRecord) -> dict[str, Any]:
     if v.follows:
         body["follows"] = v.follows
     return body
+
+
+def withheld_json(v: RecordVersion) -> dict[str, Any]:
+    """A write's answer to a caller without `read`: where the record is, never what it says.
+
+    `MemoryRecord` requires only id, memory_id, type and trust, so this is still one; `withheld: true`
+    tells a client the fields are left out on purpose, not empty.
+    """
+    return {
+        "id": v.record_id,
+        "object": "memory.record",
+        "memory_id": v.memory_id,
+        "type": v.type,
+        "version": v.version,
+        "status": v.status,
+        "supersedes": v.supersedes,
+        "time": {"written_at": ids.iso(v.written_at), "invalidated_at": ids.iso(v.invalidated_at)},
+        "withheld": True,
+        "trust": "untrusted",
+    }

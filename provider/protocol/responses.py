@@ -126,8 +126,8 @@ class WriterOut(Shape):
 class RecordTimeOut(Shape):
     """When the record holds and when it was written (ISO 8601)."""
 
-    valid_from: str | None
-    valid_to: str | None
+    valid_from: str | None = Field(None, description="Absent only when the record is `withheld`.")
+    valid_to: str | None = Field(None, description="Absent only when the record is `withheld`.")
     written_at: str | None
     invalidated_at: str | None
 
@@ -140,15 +140,20 @@ class RecordOut(Shape):
     memory_id: str
     type: str
     title: str | None = Field(None, max_length=300)
-    content: list[ContentPartOut]
-    attributes: dict[str, Any]
+    content: list[ContentPartOut] | None = Field(None, description="Absent only when `withheld`.")
+    attributes: dict[str, Any] | None = Field(None, description="Absent only when `withheld`.")
     version: int
     status: Literal["active", "superseded", "forgotten"]
     supersedes: int | None
     time: RecordTimeOut
-    written_by: WriterOut
-    references: list[ReferenceOut]
+    written_by: WriterOut | None = Field(None, description="Absent only when `withheld`.")
+    references: list[ReferenceOut] | None = Field(None, description="Absent only when `withheld`.")
     follows: dict[str, Any] | None = None
+    withheld: bool | None = Field(
+        None,
+        description="True on a write's answer to a caller without read: the record is named, "
+        "what it says is left out.",
+    )
     trust: Literal["untrusted"]
 
 

@@ -171,7 +171,7 @@ class ConsolidationService:
             through_id=decisions.through_id or after_id or None,
             exhausted=decisions.exhausted,
         )
-        return await self.get(caller, memory_id, run.id)
+        return await self._answer(memory_id, run.id)
 
     async def _open(
         self, memory_id: str, trigger: str, budget: int, revert_of: str | None
@@ -315,7 +315,7 @@ class ConsolidationService:
             for change in net_changes(changes):
                 await self._undo(run, caller, change)
         await self.runs.mark_reverted(run_id, run.id)
-        return await self.get(caller, memory_id, run.id)
+        return await self._answer(memory_id, run.id)
 
     async def _require_reach(self, caller: Caller, memory_id: str, changes: list[dict[str, Any]]) -> None:
         """A run that changed records of other memories (a merge across them): write on each reverts it."""
@@ -349,6 +349,13 @@ class ConsolidationService:
                 "No consolidation run with that id in this memory.", param="run_id"
             )
         return row
+
+    async def _answer(self, memory_id: str, run_id: str) -> dict[str, Any]:
+        """The run a write started, answered under write: a writer without read gets it too.
+
+        A run carries counts and status, never a record's content; reading runs later needs read.
+        """
+        return run_json(await self._run_row(memory_id, run_id), self.provider_id)
 
     async def get(self, caller: Caller, memory_id: str, run_id: str) -> dict[str, Any]:
         """One run."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from provider import ids
+from provider import access, ids
 from provider.models import Caller, ReadRecord, Writer
 from provider.protocol.record_requests import EpisodeIn
 from provider.services import content as rules
@@ -45,7 +45,7 @@ class ObserveService:
         With a `seed` (an Idempotency-Key's, or a job's id) the records' ids derive from it, so a
         retry or a job taken over after a crash keeps each episode once.
         """
-        await self.tree.require(caller, memory_id, "write")
+        view = await self.tree.require(caller, memory_id, "write")
         memories = await self._entity_memories(caller, memory_id)
         matcher = NameMatcher(await self.records.records.entities(memories, ENTITY_TYPES))
         writer = Writer(kind="provider", id=self.provider_id, on_behalf_of=caller.principal)
@@ -60,7 +60,7 @@ class ObserveService:
             for index, (episode, found) in enumerate(zip(episodes, mentions, strict=True))
         ]
         versions = await self.records.remember_stamped(caller, memory_id, drafts, writer)
-        return await self.records.references.for_reads(caller, versions)
+        return await self.records.answered(caller, versions, shown=access.shows_content(view.privileges))
 
     async def _entity_memories(self, caller: Caller, memory_id: str) -> list[str]:
         """The memory and its ancestors, those the observer may read: a link would reveal the rest."""

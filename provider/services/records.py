@@ -80,15 +80,15 @@ class RecordService:
             raise checked
         if isinstance(prepared, BaseException):
             raise prepared
+        shown = access.shows_content(checked.privileges)
         version, words, embedding = prepared
         created = await self.records.create(version, words, embedding)
         if created is None:
             raise RecordNotFoundError("The memory was deleted while the record was written.")
         if not created:
-            return await self._as_read(
-                caller, (await self._stored(caller, memory_id, version.record_id, "write")).latest()
-            )
-        return await self._as_read(caller, version)
+            stored, _ = await self._stored(caller, memory_id, version.record_id, "write")
+            return await self._as_read(caller, stored.latest(), shown=shown)
+        return await self._as_read(caller, version, shown=shown)
 
     async def _prepared_one(
         self, caller: Caller, memory_id: str, draft: RecordDraft, record_id: str
@@ -180,16 +180,19 @@ class RecordService:
             return None
         return (await self.embedder.embed([words]))[0]
 
-    async def _stored(self, caller: Caller, memory_id: str, record_id: str, privilege: str) -> StoredRecord:
-        await self.tree.require(caller, memory_id, privilege)
+    async def _stored(
+        self, caller: Caller, memory_id: str, record_id: str, privilege: str
+    ) -> tuple[StoredRecord, bool]:
+        """The record once the caller holds `privilege`, and whether its answer may show content."""
+        view = await self.tree.require(caller, memory_id, privilege)
         stored = await self.records.read(record_id)
         if stored is None or stored.memory_id != memory_id:
             raise RecordNotFoundError("No record with that id is in this memory.", param="record_id")
-        return stored
+        return stored, access.shows_content(view.privileges)
 
     async def get(self, caller: Caller, memory_id: str, record_id: str, as_of: str | None) -> ReadRecord:
         """One record now, or as it stood at an instant or snapshot."""
-        stored = await self._stored(caller, memory_id, record_id, "read")
+        stored, _ = await self._stored(caller, memory_id, record_id, "read")
         version = stored.at(await self.instant(caller, as_of))
         if version is None:
             raise RecordNotFoundError("The record did not exist at that instant.", param="as_of")
@@ -197,7 +200,7 @@ class RecordService:
 
     async def history(self, caller: Caller, memory_id: str, record_id: str) -> list[ReadRecord]:
         """Every version, oldest first, each with its writer and time."""
-        stored = await self._stored(caller, memory_id, record_id, "read")
+        stored, _ = await self._stored(caller, memory_id, record_id, "read")
         return [await self._as_read(caller, v) for v in stored.versions]
 
     async def page(
@@ -227,14 +230,14 @@ class RecordService:
     ) -> ReadRecord:
         """A new version built on the current one; retried when another revision lands first."""
         for _ in range(REVISE_ATTEMPTS):
-            stored = await self._stored(caller, memory_id, record_id, "write")
+            stored, shown = await self._stored(caller, memory_id, record_id, "write")
             current = stored.latest()
             self._check_revisable(current)
             version, words = await self._next_version(caller, current, changes)
             if await self.records.revise(
                 version, words, await self._embedding(words), stored.versions[0].written_at
             ):
-                return await self._as_read(caller, version)
+                return await self._as_read(caller, version, shown=shown)
         raise UnavailableError("The record is being revised by others; try again.")
 
     @staticmethod
@@ -260,7 +263,10 @@ class RecordService:
         timed = "time" in given
         valid_from = changes.valid_from if timed else current.valid_from
         valid_to = changes.valid_to if timed else current.valid_to
-        attributes = changes.attributes if "attributes" in given else current.attributes
+        attributes = {
+            **(changes.attributes if "attributes" in given else current.attributes),
+            **changes.noted,
+        }
         await kinds.checked(current.type, attributes)
         references = current.references
         if "references" in given:
@@ -287,13 +293,13 @@ class RecordService:
 
     async def forget(self, caller: Caller, memory_id: str, record_id: str) -> ReadRecord:
         """Closes the record; its chain stays for history."""
-        stored = await self._stored(caller, memory_id, record_id, "write")
+        stored, shown = await self._stored(caller, memory_id, record_id, "write")
         if stored.latest().follows:
             raise MemoryUnsupportedError(_follows_message(stored.latest().follows or {}), param="record_id")
         await self.records.forget(memory_id, record_id, ids.now_ms())
-        # Read back under write, not read: a writer without read must still get its answer.
-        forgotten = await self._stored(caller, memory_id, record_id, "write")
-        return await self._as_read(caller, forgotten.latest())
+        # Read back under write, not read: a writer without read still gets its (withheld) answer.
+        forgotten, _ = await self._stored(caller, memory_id, record_id, "write")
+        return await self._as_read(caller, forgotten.latest(), shown=shown)
 
     def capabilities(self) -> dict[str, object]:
         """What records do here: every version kept, revise and forget native, files kept."""
@@ -319,8 +325,16 @@ class RecordService:
         except ValueError as e:
             raise MemoryInvalidError("as_of is an ISO 8601 instant or a snapshot id.", param="as_of") from e
 
-    async def _as_read(self, caller: Caller, version: RecordVersion) -> ReadRecord:
-        return (await self.references.for_reads(caller, [version]))[0]
+    async def answered(
+        self, caller: Caller, versions: list[RecordVersion], *, shown: bool
+    ) -> list[ReadRecord]:
+        """A write's records as its answer carries them: read, or withheld when the caller may not read."""
+        if not shown:
+            return [ReadRecord(version=v, references=[], withheld=True) for v in versions]
+        return await self.references.for_reads(caller, versions)
+
+    async def _as_read(self, caller: Caller, version: RecordVersion, *, shown: bool = True) -> ReadRecord:
+        return (await self.answered(caller, [version], shown=shown))[0]
 
 
 def _follows_message(follows: dict[str, Any]) -> str:

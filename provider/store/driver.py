@@ -371,6 +371,21 @@ class Neo4jStore:
             return InvalidRequestError("The store refused the request as malformed.")
         return UnavailableError("The memory store refused the operation.")
 
+    async def reaches_bookmarks(self, within_s: float) -> bool:
+        """Whether the database reaches the running request's bookmarks within `within_s`: one read.
+
+        Neo4j itself would hold a transaction on a bookmark ahead of it for its own long timeout
+        (`db.transaction.bookmark_ready_timeout`); asking once, bounded here, keeps a bookmark from the
+        future from holding every session of the request. A bookmark it cannot read is refused as
+        `_refusal` says.
+        """
+        try:
+            async with asyncio.timeout(within_s):
+                await self.read_once("health_ping")
+        except TimeoutError:
+            return False
+        return True
+
     async def ping(self) -> bool:
         """True when the server answers `RETURN 1` within the acquisition timeout: one attempt.
 

@@ -272,11 +272,12 @@ def test_write_alone_lets_a_member_remember_revise_and_forget(lab: Lab, alice: M
     memory_id = lab.memory(alice)
     lab.grant(alice, memory_id, bob, "write")
     mine = ok(lab.post(bob, memory_id, {"content": "bob's note"}))
-    assert mine["written_by"]["id"] == bob.id
+    assert mine["withheld"] is True and "content" not in mine, "bob may not read what the memory holds"
     revised = ok(lab.patch(bob, memory_id, mine["id"], {"content": "bob's note, revised"}))
-    assert revised["version"] == 2
+    assert revised["version"] == 2 and revised["withheld"] is True
     assert ok(lab.delete(bob, memory_id, mine["id"]))["status"] == "forgotten"
     assert_error(lab.read(bob, memory_id, mine["id"]), 403, "memory_forbidden")
+    assert lab.history(alice, memory_id, mine["id"])[0]["written_by"]["id"] == bob.id
 
 
 # -- a record id does not reach across memories -------------------------------------------------------

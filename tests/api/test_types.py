@@ -196,7 +196,7 @@ def test_aliases_answers_the_names_a_record_answers_to(lab: Lab, alice: Member, 
 # -- who may run an operation, and what is refused ---------------------------------------------------
 
 
-def test_without_the_privilege_an_operation_answers_as_for_an_unknown_record(
+def test_without_the_privilege_an_operation_is_refused_before_the_record_is_looked_up(
     lab: Lab, alice: Member, bob: Member, admin: Admin
 ) -> None:
     memory = lab.memory(alice)
@@ -205,15 +205,15 @@ def test_without_the_privilege_an_operation_answers_as_for_an_unknown_record(
     reader, writer = admin.member(), admin.member()
     lab.grant(alice, memory, reader, "read")
     lab.grant(alice, memory, writer, "write")
-    # read without write: merge is as if the record were not there
+    # read without write: merge is forbidden, and alike for a record that is not there
     refused = operate_reply(lab, reader, memory, ada["id"], "merge", {"duplicate": twin["id"]})
     unknown = operate_reply(lab, reader, memory, NOWHERE_RECORD, "merge", {"duplicate": twin["id"]})
-    assert shape(refused) == shape(unknown) and refused.status_code == 404
-    assert_error(refused, 404, "memory_record_not_found")
+    assert shape(refused) == shape(unknown)
+    assert assert_error(refused, 403, "memory_forbidden")["detail"] == {"required": "write"}
     # write without read: aliases likewise
     hidden = operate_reply(lab, writer, memory, ada["id"], "aliases", {})
     assert shape(hidden) == shape(operate_reply(lab, writer, memory, NOWHERE_RECORD, "aliases", {}))
-    assert_error(hidden, 404, "memory_record_not_found")
+    assert_error(hidden, 403, "memory_forbidden")
     # with a key too: the privilege is judged before the key is claimed
     keyed = lab.client.post(
         f"{lab.path(memory, ada['id'])}/operations/merge",
@@ -347,8 +347,11 @@ def test_a_merge_across_two_memories_needs_read_and_write_on_both(
         if privileges:
             lab.grant(bob, theirs, alice, *privileges)
         refused = operate_reply(lab, alice, mine, ada["id"], "merge", {"duplicate": twin["id"]})
-        assert shape(refused) == shape(unknown), privileges
-        assert_error(refused, 404, "memory_record_not_found")
+        if "read" in privileges:  # a duplicate alice reads and may not write: forbidden
+            assert assert_error(refused, 403, "memory_forbidden")["param"] == "duplicate"
+        else:  # one she may not read answers as one that is not there
+            assert shape(refused) == shape(unknown), privileges
+            assert_error(refused, 404, "memory_record_not_found")
         for who, memory, record in ((alice, mine, ada), (bob, theirs, twin), (bob, theirs, referrer)):
             assert versions(lab, who, memory, record["id"]) == [1], "nothing changed"
     lab.grant(bob, theirs, alice, "read", "write")

@@ -144,6 +144,29 @@ async def test_revise_with_a_reason_and_get_with_history(agent: Make) -> None:
     assert code_of(no_reason) == "memory_invalid" and "reason" in no_reason.text
 
 
+async def test_a_writer_without_read_revises_and_forgets_and_is_told_nothing_it_says(agent: Make) -> None:
+    owner, writer = agent(), agent()
+    sales = await memory(owner)
+    secret = "Acme's vault code is 4417"
+    kept = await owner.ok(
+        "POST", f"/v1/memories/{sales}/records", {"content": secret, "attributes": {"k": 1}}
+    )
+    await grant(owner, sales, writer, "write")
+    async with writer.session() as client:
+        revised = await writer.call(
+            client, "memory_revise", memory=sales, record=kept["id"], content="x", reason="Corrected."
+        )
+        forgotten = await writer.call(client, "memory_forget", memory=sales, record=kept["id"])
+    for answer in (revised, forgotten):
+        assert not answer.is_error, answer.text
+        assert answer.data["withheld"] is True and "content" not in answer.data and "4417" not in answer.text
+    assert (revised.data["version"], forgotten.data["status"]) == (2, "forgotten")
+    history = (await owner.ok("GET", f"/v1/memories/{sales}/records/{kept['id']}/history"))["data"]
+    assert history[1]["attributes"] == {"k": 1, "revision_reason": "Corrected."}, (
+        "the reason joins the kept ones"
+    )
+
+
 async def test_forget_closes_the_record(agent: Make) -> None:
     owner = agent()
     sales = await memory(owner)

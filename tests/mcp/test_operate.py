@@ -1,6 +1,6 @@
 """memory_operate over streamable HTTP through the SDK's client: a person's aliases and a merge, each
 answer beside REST's, a bad input named as REST names it (under input.), and a reader refused a merge
-as for an unknown record."""
+(403, alike for an unknown record)."""
 
 from __future__ import annotations
 
@@ -55,4 +55,4 @@ async def test_memory_operate_runs_aliases_and_merge_as_rest_does(agent: Make) -
             client, "memory_operate", memory=sales, record="hrec_" + "0" * 32, operation="merge",
             input={"duplicate": twin},
         )  # fmt: skip
-    assert code_of(refused) == "memory_record_not_found" and refused.text == unknown.text
+    assert code_of(refused) == "memory_forbidden" and refused.text == unknown.text

@@ -8,7 +8,7 @@ itself (remember's Idempotency-Key), the tool makes the route's one service call
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from provider.api.deps import Services
@@ -102,17 +102,13 @@ async def remember(call: Call) -> Answer:
 async def revise(call: Call) -> Answer:
     """`PATCH .../records/{record}`, the reason kept beside the attributes of the new version.
 
-    The body is judged first, as the route judges it before looking anything up. When it restates no
-    attributes, the current ones are read (as `memory_get` would) so the reason joins them rather
-    than replacing them.
+    The body is judged first, as the route judges it before looking anything up. The reason is added
+    by the service over whichever attributes the new version keeps (restated, or the current ones),
+    so a writer who may not read revises without reading first.
     """
     args, services, caller = call.args, call.services, call.caller
-    body = args.model(RecordRevise)
-    attributes = body.attributes
-    if attributes is None:
-        attributes = (await records.get_record(args.memory, args.record, services, caller))["attributes"]
-    reasoned = Arguments(args.target, {**args.body, "attributes": {**attributes, REASON: args.target.reason}})
-    return await records.revise(args.memory, args.record, reasoned.model(RecordRevise), services, caller)
+    changes = replace(args.model(RecordRevise).changes(), noted={REASON: args.target.reason})
+    return record_json(await services.records.revise(caller, args.memory, args.record, changes))
 
 
 async def forget(call: Call) -> Answer:

@@ -89,7 +89,7 @@ async def operation_key(request: Request, services: ServicesDep, caller: CallerD
     """A write operation honours Idempotency-Key; read operations ignore it, as reads do.
 
     The key is claimed after the operation's own access checks, so a caller without its privilege is
-    answered as for an unknown record whether or not it sends a key.
+    refused alike (403 seen, 404 unseen) whether or not it sends a key.
     """
     operation = OPERATIONS.get(request.path_params["name"])
     if pending_of(request) is None or operation is None or operation.requires == "read":

@@ -1,9 +1,9 @@
 """The type listing and record operations: what each type is, and running one of its operations.
 
-An operation needs the privilege it declares on the record's memory. A caller who sees the memory
-without that privilege is answered as if the record did not exist (404 `memory_record_not_found`),
-so an operation reveals nothing a caller could not already reach; one who sees nothing of the
-memory gets `memory_not_found`, as everywhere.
+An operation needs the privilege it declares on the record's memory, judged as every route judges
+it (access.require): one who sees nothing of the memory gets 404 `memory_not_found`, one who sees it
+without the privilege 403 `memory_forbidden`, both before the record is looked up, so neither learns
+whether the record exists. A merge by a writer who may not read answers with its record withheld.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from provider import access
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError, RecordNotFoundError
-from provider.models import Caller, OperationAsk, OperationOutcome, StoredRecord
+from provider.models import Caller, OperationAsk, OperationOutcome, ReadRecord, StoredRecord
 from provider.services.consolidation import ConsolidationService
 from provider.services.records import RecordService, writer_of
 from provider.services.tree import TreeService
@@ -57,10 +58,7 @@ class TypeService:
 
     async def reach(self, caller: Caller, memory_id: str, record_id: str, name: str) -> StoredRecord:
         """The record, once the caller holds the operation's privilege and the record's type offers it."""
-        operation = catalog.OPERATIONS[name]
-        view = await self.tree.view(caller, memory_id)
-        if operation.requires not in view.privileges:
-            raise _unknown("record_id")
+        await self.tree.require(caller, memory_id, catalog.OPERATIONS[name].requires)
         stored = await self.records.records.read(record_id)
         if stored is None or stored.memory_id != memory_id:
             raise _unknown("record_id")
@@ -105,14 +103,24 @@ class TypeService:
         async with self.consolidation.run(kept.memory_id, "operation") as run:
             writer = replace(writer_of(caller), consolidation_id=run.id)
             moved = await self.merger.apply(run, plan, writer, writable)
-        after = [await self.records.records.read(record_id) for record_id in (kept.id, duplicate.id)]
-        versions = [stored.latest() for stored in after if stored is not None]
-        reads = await self.records.references.for_reads(caller, versions)
+        reads = [
+            *await self._after(caller, kept.id),
+            *await self._after(caller, duplicate.id),  # the duplicate was required readable
+        ]
         return OperationOutcome(
             name=catalog.MERGE.name,
             records=dict(zip(("record", "duplicate"), reads, strict=False)),
             facts={"consolidation_id": run.id, "references_moved": moved},
         )
+
+    async def _after(self, caller: Caller, record_id: str) -> list[ReadRecord]:
+        """A merged record as it is now, withheld from a caller who may not read its memory."""
+        stored = await self.records.records.read(record_id)
+        if stored is None:
+            return []
+        views = await self.tree.views(caller, [stored.memory_id])
+        shown = bool(views) and access.shows_content(views[0].privileges)
+        return await self.records.answered(caller, [stored.latest()], shown=shown)
 
     async def _duplicate(self, caller: Caller, kept: StoredRecord, duplicate_id: str) -> StoredRecord:
         """The duplicate, which the caller must read and write; unknown and out of reach answer alike."""
@@ -120,8 +128,8 @@ class TypeService:
             raise MemoryInvalidError("A record is not merged into itself.", param="duplicate")
         stored = await self.records.records.read(duplicate_id)
         views = await self.tree.views(caller, [stored.memory_id]) if stored else []
-        if stored is None or not views or not {"read", "write"} <= views[0].privileges:
-            raise _unknown("duplicate")
+        access.require_record(views[0].privileges if views else None, "write", "duplicate")
+        assert stored is not None  # require_record refused a record that is not there
         current, other = kept.latest(), stored.latest()
         if current.follows or other.follows:
             raise MemoryUnsupportedError(
