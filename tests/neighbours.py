@@ -24,6 +24,7 @@ from fastapi import FastAPI
 from provider.sandbox.pool import SandboxPool
 from tests.conftest import Member
 from tests.mcp.support import Agent
+from tests.support import bookmark_ahead_of
 
 HOSTILE_TIMEOUT_S = 60.0
 # A sandbox service of the app's own (killed in the end), and a quota the upload flood reaches.
@@ -41,6 +42,8 @@ class Live:
     attacker_memory: str
     victim_memory: str
     victim_record: str
+    shared_memory: str  # the victim's, where the attacker holds write and not read
+    shared_record: str
 
     def pool(self) -> SandboxPool:
         pool: SandboxPool = self.app.state.services.queries.pool
@@ -76,9 +79,17 @@ def world(url: str, app: FastAPI, admin_key: str, large_records: int = 20) -> Li
     attacker_memory = str(posted(url, attacker.headers, "/v1/memories", {"name": "attacker"})["id"])
     victim_memory = str(posted(url, victim.headers, "/v1/memories", {"name": "victim"})["id"])
     record = posted(url, victim.headers, f"/v1/memories/{victim_memory}/records", {"content": "Acme renewed"})
+    # A memory of the victim's where the attacker may write but not read (beside the one it queries,
+    # whose copy every write there would otherwise renew).
+    shared = str(posted(url, victim.headers, "/v1/memories", {"name": "shared"})["id"])
+    grant = {"principal": f"member:{attacker.id}", "privileges": ["write"]}
+    posted(url, victim.headers, f"/v1/memories/{shared}/grants", grant)
+    kept = posted(url, victim.headers, f"/v1/memories/{shared}/records", {"content": "Acme's secret terms"})
     for _ in range(large_records):  # a scope whose copy is large: each write makes the next query copy it
         posted(url, attacker.headers, f"/v1/memories/{attacker_memory}/records", {"content": LARGE_RECORD})
-    return Live(url, app, attacker, victim, attacker_memory, victim_memory, str(record["id"]))
+    return Live(
+        url, app, attacker, victim, attacker_memory, victim_memory, str(record["id"]), shared, str(kept["id"])
+    )
 
 
 def query(client: httpx.Client, who: Member, memory: str, statement: str) -> httpx.Response:
@@ -130,6 +141,23 @@ def upload_flood(live: Live, client: httpx.Client) -> str:
     return str(client.post("/v1/files", files=files, headers=live.attacker.headers).status_code)
 
 
+def future_bookmark(live: Live, client: httpx.Client) -> str:
+    """A write, then a read carrying that write's bookmark forged far into the future."""
+    path = f"/v1/memories/{live.attacker_memory}/records"
+    written = client.post(path, json={"content": "bookmarked"}, headers=live.attacker.headers)
+    forged = bookmark_ahead_of(written.headers["UHP-Bookmark"])
+    headers = {**live.attacker.headers, "UHP-Bookmark": forged}
+    return str(client.get(f"/v1/memories/{live.attacker_memory}", headers=headers).status_code)
+
+
+def write_without_read(live: Live, client: httpx.Client) -> str:
+    """A writer who may not read revises a record of the victim's: it may, and is told nothing of it."""
+    path = f"/v1/memories/{live.shared_memory}/records/{live.shared_record}"
+    answer = client.patch(path, json={"attributes": {"poked": True}}, headers=live.attacker.headers)
+    assert "Acme" not in answer.text, "a writer without read saw content"
+    return str(answer.status_code)
+
+
 Hostile = Callable[[Live, httpx.Client], str]
 ATTACKS: tuple[Hostile, ...] = (
     doubling,
@@ -137,6 +165,8 @@ ATTACKS: tuple[Hostile, ...] = (
     huge_answer_through_mcp,
     copy_again_and_again,
     upload_flood,
+    future_bookmark,
+    write_without_read,
 )
 
 
