@@ -51,6 +51,9 @@ def settings(neo4j_target: Neo4jTarget, tmp_path_factory: pytest.TempPathFactory
         neo4j_user=neo4j_target.user,
         neo4j_password=SecretStr(neo4j_target.password),
         file_dir=tmp_path_factory.mktemp("files"),
+        # No app of the session sweeps in the background: a test that leaves something for the sweeper
+        # calls `services.sweeper.sweep()` itself, and no other sweep can take it first.
+        sweep_seconds=0,
     )
 
 

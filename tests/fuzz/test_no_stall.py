@@ -37,6 +37,7 @@ from provider.config import Settings
 from provider.embeddings import Embedder
 from tests.conftest import Admin, Member
 from tests.fuzz.hostile import deep
+from tests.time_bound import until
 
 BOUND_S = 2.0
 VICTIM_CALLS = 12
@@ -177,6 +178,7 @@ class Run:
     latencies: list[float] = field(default_factory=list)
     victim_failures: list[str] = field(default_factory=list)
     hostile: list[str] = field(default_factory=list)
+    attackers: set[int] = field(default_factory=set)  # the threads that began sending
     told: dict[int, str] = field(default_factory=dict)  # one answer body of each status
 
 
@@ -184,6 +186,7 @@ def _attack(live: Live, hostile: Hostile, stop: threading.Event, run: Run) -> No
     timeout = httpx.Timeout(HOSTILE_TIMEOUT_S, connect=5.0)
     with httpx.Client(base_url=live.url, timeout=timeout) as client:
         while not stop.is_set():
+            run.attackers.add(threading.get_ident())
             try:
                 answer = hostile(live, client)
                 run.hostile.append(str(answer.status_code))
@@ -222,7 +225,7 @@ def test_a_simple_call_is_answered_while_another_caller_attacks(live: Live, host
     run, stop = Run(), threading.Event()
     with ThreadPoolExecutor(HOSTILE_WORKERS) as pool:
         attacks = [pool.submit(_attack, live, hostile, stop, run) for _ in range(HOSTILE_WORKERS)]
-        time.sleep(0.5)  # the hostile requests are in flight
+        until(lambda: len(run.attackers) == HOSTILE_WORKERS, within=30, what="every attacker sending")
         _victim(live, run)
         stop.set()
         for attack in attacks:
