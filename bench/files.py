@@ -2,11 +2,11 @@
 
 Run from the repository root: `python -m bench.files [--runs 7] [--mb 25]`. Two service processes
 (`python -m provider serve`, over loopback HTTP) on the same Neo4j (NEO4J_URI or what
-tests.neo4j_target.provision finds): one keeping file bytes in a local directory, one in SeaweedFS
-(tests/seaweedfs.py builds and starts it). Each run uploads the same size of fresh random bytes
+tests.neo4j_target.provision finds): one keeping file bytes in a local directory, one in S3Proxy
+(tests/s3proxy.py fetches and starts it). Each run uploads the same size of fresh random bytes
 (`POST /v1/files`, multipart, streamed from memory), names the file in a record, and reads it back
 (`GET .../content/0`, streamed and counted). Beside them, the floors: the same bytes written to and
-read from a local file, and put to and got from the same SeaweedFS bucket with boto3 directly.
+read from a local file, and put to and got from the same S3Proxy bucket with boto3 directly.
 Prints a table (median and p95 seconds, MB/s at the median) and writes bench/results/files.json.
 """
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from bench.embeddings import percentile
 from bench.report import aligned, report
-from tests import seaweedfs
+from tests import s3proxy
 from tests.faults.service import Api, Neo4jAccess, ServiceProcess
 from tests.neo4j_target import provision
 
@@ -97,7 +97,7 @@ def disk_floor(data: bytes, folder: Path) -> tuple[float, float]:
     return took
 
 
-def s3_floor(data: bytes, target: seaweedfs.S3Target, client: Any, run: int) -> tuple[float, float]:
+def s3_floor(data: bytes, target: s3proxy.S3Target, client: Any, run: int) -> tuple[float, float]:
     key = f"bench-floor/{run}"
     put = seconds(lambda: client.put_object(Bucket=target.bucket, Key=key, Body=data))
 
@@ -119,7 +119,7 @@ def stats(samples: list[float], size: int) -> dict[str, float]:
 def measure(runs: int, size: int, home: Path) -> dict[str, Any]:
     target = provision()
     try:
-        with seaweedfs.running("uhp-bench") as s3:
+        with s3proxy.running("uhp-bench") as s3:
             access = Neo4jAccess(target.uri, target.user, target.password)
             directory = ServiceProcess(access, home / "files", home / "directory.log")
             bucket = ServiceProcess(access, home / "unused", home / "s3.log", settings=s3.settings("bench/"))
@@ -132,7 +132,7 @@ def measure(runs: int, size: int, home: Path) -> dict[str, Any]:
                 bucket.stop()
         result["environment"] = {
             "neo4j": f"{target.version} {target.edition} ({target.source})",
-            "seaweedfs": seaweedfs.VERSION,
+            "s3proxy": s3proxy.VERSION,
             "python": platform.python_version(),
             "cpus": os.cpu_count(),
             "transport": "loopback HTTP to `python -m provider serve` (uvicorn)",
@@ -144,7 +144,7 @@ def measure(runs: int, size: int, home: Path) -> dict[str, Any]:
 
 
 def timed_runs(
-    runs: int, size: int, home: Path, s3: seaweedfs.S3Target, services: dict[str, ServiceProcess]
+    runs: int, size: int, home: Path, s3: s3proxy.S3Target, services: dict[str, ServiceProcess]
 ) -> dict[str, Any]:
     samples: dict[str, list[float]] = {}
     throughs = {name: Through(served) for name, served in services.items()}
@@ -188,7 +188,7 @@ def table(result: dict[str, Any]) -> str:
     env = result["environment"]
     lines.append(
         f"\n{result['bytes'] / MB:.0f} MB, {result['runs']} runs after one warm-up; neo4j {env['neo4j']}; "
-        f"SeaweedFS {env['seaweedfs']}; {env['cpus']} CPUs; {env['transport']}"
+        f"S3Proxy {env['s3proxy']}; {env['cpus']} CPUs; {env['transport']}"
     )
     lines.append(f"host load average (1 min) at the end: {env['load_average_1m_at_end']:.2f}")
     return "\n".join(lines)

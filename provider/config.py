@@ -167,7 +167,9 @@ class Settings(BaseSettings):
     # Leases on multi-step writes (README "What survives what"): a key or a run whose owner stops
     # renewing for this long is taken over; the sweeper clears what dead processes left.
     lease_ms: PositiveInt = 30_000
-    sweep_seconds: PositiveInt = 300
+    # 0: no sweeping in the background at all (not even at start-up); something else calls the sweep,
+    # e.g. a test that must not race a sweeper it does not control, or one instance of several.
+    sweep_seconds: NonNegativeInt = 300
     observe_sync_max: PositiveInt = 100  # more episodes than this in one observe: 202 with a job
 
     @model_validator(mode="after")

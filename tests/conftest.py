@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
-from tests import seaweedfs
+from tests import s3proxy
 from tests.neo4j_target import Neo4jTarget, provision
 
 SERVERS_USED: list[str] = []
@@ -51,6 +51,9 @@ def settings(neo4j_target: Neo4jTarget, tmp_path_factory: pytest.TempPathFactory
         neo4j_user=neo4j_target.user,
         neo4j_password=SecretStr(neo4j_target.password),
         file_dir=tmp_path_factory.mktemp("files"),
+        # No app of the session sweeps in the background: a test that leaves something for the sweeper
+        # calls `services.sweeper.sweep()` itself, and no other sweep can take it first.
+        sweep_seconds=0,
     )
 
 
@@ -61,14 +64,14 @@ def client(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
 
 
 @pytest.fixture(scope="session")
-def s3_target() -> Iterator[seaweedfs.S3Target]:
-    """A real S3-compatible store (SeaweedFS, built once into the cache), for the session."""
-    with seaweedfs.running() as target:
+def s3_target() -> Iterator[s3proxy.S3Target]:
+    """A real S3-compatible store (S3Proxy, its jars fetched once into the cache), for the session."""
+    with s3proxy.running() as target:
         yield target
 
 
 @pytest.fixture(scope="session")
-def s3_settings(settings: Settings, s3_target: seaweedfs.S3Target) -> Settings:
+def s3_settings(settings: Settings, s3_target: s3proxy.S3Target) -> Settings:
     """The suite's settings with file bytes in the S3 store, under a prefix as an operator would set."""
     return settings.model_copy(
         update={

@@ -1,13 +1,18 @@
-"""A wall-clock bound for a test that drives processes: past it, the test fails instead of hanging CI."""
+"""Bounds on a test's waiting: a wall-clock bound past which the test fails instead of hanging CI, and
+waits on a condition (never a fixed sleep) each with a generous bound."""
 
 from __future__ import annotations
 
 import contextlib
 import signal
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from types import FrameType
+from typing import Any
 
 import pytest
+
+from provider import ids
 
 
 @contextlib.contextmanager
@@ -24,3 +29,20 @@ def time_bound(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def until(condition: Callable[[], Any], within: float, what: str, pause: float = 0.02) -> Any:
+    """Polls `condition()` until it is truthy and returns it; AssertionError naming `what` after
+    `within` seconds. The wait a test uses instead of a fixed sleep."""
+    deadline = time.monotonic() + within
+    while not (held := condition()):
+        assert time.monotonic() < deadline, f"{what}: not within {within:.0f} s"
+        time.sleep(pause)
+    return held
+
+
+def next_millisecond() -> int:
+    """Waits until the service's millisecond clock has moved on; the new value. Stamps are in
+    milliseconds, so a write after this never shares an instant with one before it."""
+    start = ids.now_ms()
+    return int(until(lambda: (now := ids.now_ms()) > start and now, within=5, what="the clock", pause=0.001))

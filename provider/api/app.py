@@ -176,7 +176,8 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
             services.schema_applied = True
             services.queries.start()
             # At start-up and then on a schedule: what a process that died left is finished or cleared.
-            sweeping = asyncio.create_task(services.sweeper.run())
+            if settings.sweep_seconds:
+                sweeping = asyncio.create_task(services.sweeper.run())
             async with mcp_endpoint():
                 yield
         finally:

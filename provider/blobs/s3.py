@@ -241,8 +241,16 @@ class S3BlobStore:
     def _stale_uploads(self, cutoff: float) -> Iterator[dict[str, str]]:
         for page in self.pages("list_multipart_uploads"):
             for upload in page.get("Uploads", []):
-                if upload["Initiated"].timestamp() < cutoff:
+                if self._staged_at(upload) < cutoff:
                     yield {"Key": upload["Key"], "UploadId": upload["UploadId"]}
+
+    def _staged_at(self, upload: dict[str, Any]) -> float:
+        """When the upload began, by our own clock: its key starts with the stage's milliseconds.
+
+        Some stores (S3Proxy) answer the listing's own time as `Initiated`; that is only the fallback.
+        """
+        stamp = str(upload["Key"])[len(self.prefix + INCOMING) :].split("-", 1)[0]
+        return int(stamp) / 1000 if stamp.isdigit() else float(upload["Initiated"].timestamp())
 
     def _stale_objects(self, cutoff: float) -> Iterator[str]:
         for page in self.pages("list_objects_v2"):

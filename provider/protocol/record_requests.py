@@ -87,15 +87,16 @@ class ContentPart(WireModel):
         return kept
 
 
-def _shorthand(value: Any) -> Any:
-    return [{"type": "text", "text": value}] if isinstance(value, str) else value
-
-
-def _bounded_parts(parts: list[ContentPart]) -> list[ContentPart]:
+def _few_parts(value: Any) -> Any:
+    """Counted before any part is validated: 60,000 parts would hold the event loop for ~0.3 s."""
     cap = current_limits().parts
-    if len(parts) > cap:
+    if isinstance(value, list) and len(value) > cap:
         raise invalid("", f"a record holds at most {cap} content parts")
-    return parts
+    return value
+
+
+def _shorthand(value: Any) -> Any:
+    return [{"type": "text", "text": value}] if isinstance(value, str) else _few_parts(value)
 
 
 CONTENT_SCHEMA = {
@@ -108,7 +109,6 @@ CONTENT_SCHEMA = {
 Content = Annotated[
     list[ContentPart],
     BeforeValidator(_shorthand),
-    AfterValidator(_bounded_parts),
     WithJsonSchema(CONTENT_SCHEMA),
 ]
 
@@ -124,10 +124,15 @@ class ReferenceIn(WireModel):
     available: bool | None = Field(None, description="Ignored on write (a read's marker).")
 
 
-def _references(refs: list[ReferenceIn]) -> list[ReferenceIn]:
+def _few_references(value: Any) -> Any:
+    """Counted before any reference is validated (60,000 fit in a body: ~0.3 s of event loop)."""
     cap = current_limits().references
-    if len(refs) > cap:
+    if isinstance(value, list) and len(value) > cap:
         raise invalid("", f"a record names at most {cap} references")
+    return value
+
+
+def _references(refs: list[ReferenceIn]) -> list[ReferenceIn]:
     for rel in SINGLE_RELS:
         if sum(1 for r in refs if r.rel == rel) > 1:
             raise invalid("", f"a record names at most one {rel}")
@@ -178,7 +183,7 @@ Attributes = Annotated[
     Field(description="Free-form fields, bounded in depth, keys and size (`attributes.*` in filters)."),
 ]
 TypeName = Annotated[str, AfterValidator(_type_name)]
-References = Annotated[list[ReferenceIn], AfterValidator(_references)]
+References = Annotated[list[ReferenceIn], BeforeValidator(_few_references), AfterValidator(_references)]
 
 
 class RecordCreate(RequestBody):

@@ -80,8 +80,11 @@ class Sweeper:
         )
 
     async def run(self) -> None:
-        """Sweeps now, then every interval, until cancelled; a failed pass is logged and retried."""
-        while True:
+        """Sweeps now, then every interval, until cancelled; a failed pass is logged and retried.
+
+        An interval of 0 means no background sweeping: it returns at once (`sweep` is called by hand).
+        """
+        while self.interval_seconds > 0:
             try:
                 swept = await self.sweep()
                 if any(vars(swept).values()):

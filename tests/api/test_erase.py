@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from tests.api.lifecycle_support import erase, erase_reply, nodes_containing
 from tests.api.records_support import Lab, Reply, assert_error, ok, tag, validate
 from tests.conftest import Admin, Member
 from tests.neo4j_target import Neo4jTarget
+from tests.time_bound import next_millisecond
 
 
 @pytest.fixture
@@ -75,7 +75,7 @@ def build_scene(lab: Lab, alice: Member, bob: Member) -> Scene:
     shot = ok(
         lab.client.post(f"/v1/memories/{memory}/snapshots", json={"name": tag()}, headers=alice.headers)
     )
-    time.sleep(0.003)
+    next_millisecond()  # a write after this is not in the snapshot's millisecond
     return Scene(
         memory=memory,
         marker=marker,

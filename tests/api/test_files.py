@@ -1,7 +1,7 @@
 """Files over HTTP: upload, file parts completed from our own store, byte-exact reads, media refusals.
 
 Every test runs twice: with file bytes in a local directory (one instance) and in an S3-compatible
-store (SeaweedFS, as several instances share one), through an app built from each setting.
+store (S3Proxy, as several instances share one), through an app built from each setting.
 """
 
 from __future__ import annotations

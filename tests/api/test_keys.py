@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -19,6 +18,7 @@ from provider.protocol.responses import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, 
 from tests.conftest import Admin, Member
 from tests.neo4j_target import Neo4jTarget
 from tests.support import assert_error
+from tests.time_bound import next_millisecond, until
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,9 @@ def instant(text: str) -> datetime:
 
 
 def wait_past(text: str) -> None:
-    time.sleep(max(0.0, (instant(text) - datetime.now(UTC)).total_seconds()) + 0.05)
+    """Until the clock is past the instant `text` names (a key's expiry or grace end)."""
+    left = max(0.0, (instant(text) - datetime.now(UTC)).total_seconds())
+    until(lambda: datetime.now(UTC) > instant(text), within=left + 30, what=f"the clock past {text}")
 
 
 # -- issuing and listing ----------------------------------------------------------------------------------
@@ -163,7 +165,7 @@ def test_last_use_is_stamped_at_most_once_a_minute(
     assert works(client, issued["key"])
     first = listed(client, admin, alice.id)[issued["id"]]["last_used_at"]
     assert first is not None and abs(instant(first) - datetime.now(UTC)) < timedelta(seconds=30)
-    time.sleep(0.01)
+    next_millisecond()
     assert works(client, issued["key"])
     assert listed(client, admin, alice.id)[issued["id"]]["last_used_at"] == first, "no write within a minute"
     driver.execute_query(

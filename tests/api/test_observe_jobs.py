@@ -87,6 +87,9 @@ def test_a_job_whose_runner_died_is_taken_over_and_keeps_each_episode_once(
     lab: Lab, alice: Member, client: TestClient, neo4j_target: Neo4jTarget
 ) -> None:
     """A job left pending by a dead process, part of it written: the sweeper finishes it, no duplicates."""
+    services: Any = client.app.state.services  # type: ignore[attr-defined]
+    # The session's apps sweep only when a test asks: no background pass can take the job before ours.
+    assert services.settings.sweep_seconds == 0, "a background sweeper would race this test's sweep"
     memory_id = lab.memory(alice)
     jobs = client.app.state.services.jobs  # type: ignore[attr-defined]
     job_id = ids.new_id(ids.JOB)

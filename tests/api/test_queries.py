@@ -40,6 +40,7 @@ from tests.api.lifecycle_support import erase
 from tests.api.records_support import Lab, Reply, assert_error, ok, validate
 from tests.conftest import Admin, Member
 from tests.neo4j_target import Neo4jTarget
+from tests.time_bound import until
 
 RECORDS_OF = "MATCH (r:Record) RETURN r ORDER BY r.title"
 TITLES = "MATCH (r:Record) RETURN r.title AS title ORDER BY title"
@@ -509,10 +510,11 @@ def test_a_copy_loaded_again_answers_exactly_as_the_first(world: World) -> None:
 def test_two_scopes_are_held_at_once_and_a_slow_statement_holds_up_neither(world: World) -> None:
     world.rows(world.alice, TITLES)
     world.rows(world.bob, TITLES)
-    loads = world.sandboxes().stats.loads
+    stats = world.sandboxes().stats
+    loads, hits = stats.loads, stats.hits
     with ThreadPoolExecutor(1) as pool:
         slow = pool.submit(world.rows, world.alice, SLOW)
-        time.sleep(0.5)
+        until(lambda: stats.hits > hits, within=30, what="the slow statement holding alice's copy")
         started = time.perf_counter()
         assert world.rows(world.bob, "RETURN 1 AS one")["rows"] == [[1]]
         elapsed = time.perf_counter() - started

@@ -244,7 +244,8 @@ def test_a_schema_is_bounded_in_size(lab: Lab, alice: Member) -> None:
     many = {"type": "object", "properties": {f"p{i:05d}": {"type": "string"} for i in range(cap // 24)}}
     assert len(json.dumps(many, separators=(",", ":"))) > cap
     assert_error(define(lab, alice, memory, "big", many), 422, "memory_invalid")
-    # Well under the cap: a schema near it can also meet the check's one-second budget on a busy machine.
+    # Well under the cap (~0.2 s of CPU, against the check's one second of CPU time, which waiting
+    # for a core on a loaded machine does not spend).
     fewer = {"type": "object", "properties": {f"p{i:05d}": {"type": "string"} for i in range(cap // 64)}}
     ok(define(lab, alice, memory, "big", fewer))
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +24,7 @@ from tests.api.recall_support import (
     word,
 )
 from tests.conftest import Admin, Member
+from tests.time_bound import next_millisecond
 
 FACTS = {
     "quillon": ("Quillon Freight renews its contract every March.", "quillon"),
@@ -277,7 +277,7 @@ def filtered(client: TestClient, admin: Admin) -> Iterator[Filtered]:
             time={"valid_from": "2024-06-01T00:00:00Z"},
         ),
     ]
-    time.sleep(0.01)  # written_at is in milliseconds: keep the third record apart from the second
+    next_millisecond()  # written_at is in milliseconds: keep the third record apart from the second
     written.append(
         tracker.remember(
             owner,
@@ -603,7 +603,7 @@ def test_as_of_an_instant_before_a_revision_returns_the_old_content(mem: Memorie
     memory = mem.make(alice, "revising")
     tag = word("asof")
     first = mem.remember(alice, memory["id"], f"{tag} Quillon Freight renews its contract every March.")
-    time.sleep(0.01)
+    next_millisecond()
     revised = mem.revise(alice, first, content=f"{tag} Quillon Freight renews its contract every April.")
     assert revised["version"] == 2
     before = first["time"]["written_at"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from tests.api.records_support import Lab, Reply, assert_error, ok, texts, validate
 from tests.conftest import Member
+from tests.time_bound import next_millisecond
 
 SNAPSHOT_ID = re.compile(r"^hsnp_[0-9a-f]{32}$")
 
@@ -31,7 +31,7 @@ def snapshot(lab: Lab, who: Member, memory_id: str, name: str, message: str = ""
     body = ok(post_snapshot(lab, who, memory_id, {"name": name, "message": message}))
     validate("MemorySnapshot", body)
     # The clock has millisecond resolution: a write in the snapshot's own millisecond belongs to it.
-    time.sleep(0.003)
+    next_millisecond()
     return body
 
 

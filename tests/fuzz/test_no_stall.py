@@ -9,11 +9,14 @@ or gate (a JVM starting would be the stall measured, not the service).
 
 Each scenario: HOSTILE_WORKERS threads send the hostile request again and again; once it is in
 flight, the victim (another member, its own memory) alternates GET /v1/memories/{id} and a small
-recall VICTIM_CALLS times. Every victim answer must be 200 within BOUND_S. BOUND_S is 2 s: a
-simple call takes ~10-40 ms here alone, and 2 s is what a person would call the service hung,
-on a 2-core machine shared with other work. Each hostile answer must be < 500 (or its sender's own
-timeout, for the slow senders). httpx timeouts everywhere, and every thread is joined with a
-deadline, so the test cannot hang.
+recall VICTIM_CALLS times. Every victim answer must be 200 within the bound: BOUND_S (2 s, what a
+person would call the service hung), or LOAD_FACTOR times the victim's slowest call alone, measured
+just before, when that is more. A simple call takes ~10-40 ms here alone, so 2 s is the bound on a
+quiet machine; on a 2-core machine loaded by other jobs everything is slower, the victim alone too,
+and the bound grows with it instead of failing on load the service did not make. A service that
+holds its event loop through a hostile request still fails it: it is the ratio that is bounded.
+Each hostile answer must be < 500 (or its sender's own timeout, for the slow senders). httpx
+timeouts everywhere, and every thread is joined with a deadline, so the test cannot hang.
 """
 
 from __future__ import annotations
@@ -35,8 +38,11 @@ from provider.embeddings import Embedder
 from tests.conftest import Admin, Member
 from tests.fuzz.hostile import deep
 from tests.serving import served_in_thread
+from tests.time_bound import until
 
 BOUND_S = 2.0
+LOAD_FACTOR = 8.0  # the victim's slowest call under attack, against its slowest alone
+VICTIM_TIMEOUT_S = 30.0  # past any bound: a victim call that has no answer by then is a failure too
 VICTIM_CALLS = 12
 HOSTILE_WORKERS = 2
 HOSTILE_TIMEOUT_S = 30.0
@@ -155,6 +161,7 @@ class Run:
     latencies: list[float] = field(default_factory=list)
     victim_failures: list[str] = field(default_factory=list)
     hostile: list[str] = field(default_factory=list)
+    attackers: set[int] = field(default_factory=set)  # the threads that began sending
     told: dict[int, str] = field(default_factory=dict)  # one answer body of each status
 
 
@@ -162,6 +169,7 @@ def _attack(live: Live, hostile: Hostile, stop: threading.Event, run: Run) -> No
     timeout = httpx.Timeout(HOSTILE_TIMEOUT_S, connect=5.0)
     with httpx.Client(base_url=live.url, timeout=timeout) as client:
         while not stop.is_set():
+            run.attackers.add(threading.get_ident())
             try:
                 answer = hostile(live, client)
                 run.hostile.append(str(answer.status_code))
@@ -177,14 +185,14 @@ def _victim(live: Live, run: Run) -> None:
         ("GET", f"/v1/memories/{live.victim_memory}", None),
         ("POST", f"/v1/memories/{live.victim_memory}/recall", {"query": "acme", "limit": 3}),
     ]
-    with httpx.Client(base_url=live.url, timeout=httpx.Timeout(BOUND_S * 5, connect=5.0)) as client:
+    with httpx.Client(base_url=live.url, timeout=httpx.Timeout(VICTIM_TIMEOUT_S, connect=5.0)) as client:
         for i in range(VICTIM_CALLS):
             method, path, body = calls[i % 2]
             began = time.perf_counter()
             try:
                 answer = client.request(method, path, json=body, headers=live.victim.headers)
             except httpx.TimeoutException:
-                run.victim_failures.append(f"{method} {path}: no answer in {BOUND_S * 5} s")
+                run.victim_failures.append(f"{method} {path}: no answer in {VICTIM_TIMEOUT_S} s")
                 continue
             run.latencies.append(time.perf_counter() - began)
             if answer.status_code != 200:
@@ -196,11 +204,14 @@ def _victim(live: Live, run: Run) -> None:
     "hostile", [slow_body_within_cap, slow_body_past_cap, huge_filter, regex_bomb, deep_body]
 )
 def test_a_simple_call_is_answered_while_another_caller_attacks(live: Live, hostile: Hostile) -> None:
-    _victim(live, Run())  # warm: the first recall of a connection loads nothing twice
+    alone = Run()
+    _victim(live, alone)  # warm (the first recall of a connection loads nothing twice), and the baseline
+    alone_max = max(alone.latencies, default=0.0)
+    bound = max(BOUND_S, LOAD_FACTOR * alone_max)
     run, stop = Run(), threading.Event()
     with ThreadPoolExecutor(HOSTILE_WORKERS) as pool:
         attacks = [pool.submit(_attack, live, hostile, stop, run) for _ in range(HOSTILE_WORKERS)]
-        time.sleep(0.5)  # the hostile requests are in flight
+        until(lambda: len(run.attackers) == HOSTILE_WORKERS, within=30, what="every attacker sending")
         _victim(live, run)
         stop.set()
         for attack in attacks:
@@ -208,9 +219,12 @@ def test_a_simple_call_is_answered_while_another_caller_attacks(live: Live, host
     slowest = max(run.latencies, default=0.0)
     answers = Counter(run.hostile)
     print(
-        f"{hostile.__name__}: victim max {slowest * 1000:.0f} ms; hostile answers {dict(answers)} {run.told}"
+        f"{hostile.__name__}: victim max {slowest * 1000:.0f} ms (alone {alone_max * 1000:.0f} ms,"
+        f" bound {bound:.1f} s); hostile answers {dict(answers)} {run.told}"
     )
     assert not run.victim_failures, run.victim_failures
-    assert slowest < BOUND_S, f"a simple call took {slowest:.2f} s while {hostile.__name__} ran"
+    assert slowest < bound, (
+        f"a simple call took {slowest:.2f} s (bound {bound:.1f} s) while {hostile.__name__} ran"
+    )
     assert run.hostile, "the hostile request never finished"
     assert all(not a.isdigit() or int(a) < 500 for a in run.hostile), run.hostile

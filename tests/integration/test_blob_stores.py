@@ -1,4 +1,4 @@
-"""The file stores themselves, the directory and the S3-compatible one (a real SeaweedFS), side by side."""
+"""The file stores themselves, the directory and the S3-compatible one (a real S3Proxy), side by side."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from provider.blobs import BlobStore, DirectoryBlobStore
 from provider.blobs.s3 import S3BlobStore
 from provider.config import Settings
 from provider.errors import UnavailableError
-from tests.seaweedfs import S3Target
+from tests.s3proxy import S3Target
 
 PART = 5 * 1024 * 1024  # S3's smallest part, so a few MiB make a multipart upload
 

@@ -2,7 +2,7 @@
 
 Both are `python -m provider serve` (tests/faults/service.py starts and kills them), reach the
 suite's Neo4j through the routing driver (`neo4j://`, as on Aura or a cluster) and keep file bytes in
-the suite's SeaweedFS under a prefix of their own. B alone runs query sandboxes (its in-process copy
+the suite's S3 store (S3Proxy) under a prefix of their own. B alone runs query sandboxes (its in-process copy
 of a scope is the cache under test); both have a short lease, so a dead owner's is taken over soon.
 Each test is bounded: past `scaleout(timeout=...)` SIGALRM fails it, and both processes are killed at
 the end of the module.
@@ -17,7 +17,7 @@ import pytest
 
 from tests.faults.service import Api, Neo4jAccess, ServiceProcess
 from tests.neo4j_target import Neo4jTarget
-from tests.seaweedfs import S3Target
+from tests.s3proxy import S3Target
 from tests.time_bound import time_bound
 
 LEASE_MS = 3000

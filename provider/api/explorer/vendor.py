@@ -110,7 +110,8 @@ def fetch(directory: Path, script: VendoredScript = CYTOSCAPE) -> Path:
         target = directory / script.version
         target.mkdir(parents=True, exist_ok=True)
         with tarfile.open(tarball) as archive:
-            for member, name in ((script.member, script.served_as), (LICENSE_MEMBER, "LICENSE")):
+            # The script last: its presence (`installed`) then means the licence is there too.
+            for member, name in ((LICENSE_MEMBER, "LICENSE"), (script.member, script.served_as)):
                 source = archive.extractfile(member)
                 if source is None:
                     raise VendorError(f"{script.spec}: {member} is not in the tarball")
