@@ -219,18 +219,34 @@ def under_attack(live: Live, hostile: Hostile, calls: int, workers: int = 2) -> 
     return run
 
 
-def kill_sandbox_and_wait(live: Live, within: float) -> tuple[float, list[int]]:
-    """SIGKILLs the sandbox's JVM; seconds until the victim's query answers 200, and what it got meanwhile."""
+def kill_sandbox_and_wait(live: Live, within: float, under: Hostile | None = None) -> tuple[float, list[int]]:
+    """SIGKILLs the sandbox's JVM (while `under` is repeated from two threads, when given); seconds
+    until the victim's query answers 200, and what it got meanwhile. The victim's plain reads must
+    answer 200 all along."""
+    victim(live, Run(), 3)  # the service runs and holds the victim's copy
     service = live.pool()._local
     assert service is not None and service.process.poll() is None, "no local sandbox service runs"
+    run, stop = Run(), threading.Event()
+    threads = [] if under is None else [
+        threading.Thread(target=attack, args=(live, under, stop, run), daemon=True) for _ in range(2)
+    ]  # fmt: skip
+    for thread in threads:
+        thread.start()
     os.kill(service.process.pid, signal.SIGKILL)
     service.process.wait(10)
     began = time.monotonic()
     statuses: list[int] = []
-    with httpx.Client(base_url=live.url, timeout=httpx.Timeout(60.0, connect=5.0)) as client:
-        while time.monotonic() - began < within:
-            statuses.append(query(client, live.victim, live.victim_memory, VICTIM_QUERY).status_code)
-            if statuses[-1] == 200:
-                break
-            time.sleep(0.2)
+    try:
+        with httpx.Client(base_url=live.url, timeout=httpx.Timeout(60.0, connect=5.0)) as client:
+            while time.monotonic() - began < within:
+                statuses.append(query(client, live.victim, live.victim_memory, VICTIM_QUERY).status_code)
+                if statuses[-1] == 200:
+                    break
+                read = client.get(f"/v1/memories/{live.victim_memory}", headers=live.victim.headers)
+                assert read.status_code == 200, f"a plain read noticed the sandbox: {read.status_code}"
+                time.sleep(0.2)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(HOSTILE_TIMEOUT_S + 30)
     return time.monotonic() - began, statuses

@@ -67,8 +67,10 @@ def test_the_victim_keeps_working_while_another_member_attacks(
     assert sum(1 for a in run.hostile if a != "503") > len(run.hostile) / 2, run.hostile
 
 
-def test_the_victim_queries_again_soon_after_the_sandbox_is_killed(live: Live) -> None:
-    seconds, statuses = neighbours.kill_sandbox_and_wait(live, BACK_WITHIN_S)
+def test_the_victim_queries_again_soon_after_the_sandbox_is_killed_under_load(live: Live) -> None:
+    seconds, statuses = neighbours.kill_sandbox_and_wait(
+        live, BACK_WITHIN_S, under=neighbours.copy_again_and_again
+    )
     print(f"sandbox back after {seconds:.1f} s; answers meanwhile {Counter(statuses)}")
     assert statuses[-1] == 200, statuses
     assert set(statuses) <= {200, 503}, statuses
