@@ -18,9 +18,10 @@ from typing import Any
 from bench.embeddings import MODEL, percentile
 from bench.report import aligned, on_neo4j, report
 from bench.service import bench_settings
+from devtools.sandbox_service import LocalSandbox
 from provider.api.app import create_app
 from provider.embeddings import build_embedder
-from tests import neighbours
+from tests import neighbours, sandboxes
 from tests.neighbours import ATTACKS, Run
 from tests.neo4j_target import Neo4jTarget
 from tests.serving import served_in_thread
@@ -41,12 +42,17 @@ def figures(run: Run) -> dict[str, Any]:
 
 
 def measure(target: Neo4jTarget, calls: int) -> dict[str, Any]:
-    settings = bench_settings(target, **neighbours.SETTINGS)
+    with sandboxes.start() as sandbox:
+        return measure_on(target, sandbox, calls)
+
+
+def measure_on(target: Neo4jTarget, sandbox: LocalSandbox, calls: int) -> dict[str, Any]:
+    settings = sandboxes.wired(bench_settings(target, **neighbours.SETTINGS), sandbox)
     embedder = build_embedder("onnx", MODEL, cache_dir=settings.cache_dir / "onnx", batch_size=64)
     app = create_app(settings, embedder=embedder)
     result: dict[str, Any] = {"calls": calls, "attacks": {}}
     for url in served_in_thread(app):
-        live = neighbours.world(url, app, settings.admin_key.get_secret_value())
+        live = neighbours.world(url, app, sandbox, settings.admin_key.get_secret_value())
         neighbours.victim(live, Run(), 9)  # warm: the victim's copy loaded, connections open
         alone = Run()
         neighbours.victim(live, alone, calls)

@@ -1,4 +1,7 @@
-"""Command line: `serve`, `mcp` (stdio), `neo4j start|status|stop|fetch`, and `admin` calls over HTTP."""
+"""Command line: `serve`, `mcp` (stdio), `query`, and `admin` calls over HTTP.
+
+A local Neo4j and the query sandbox service are started by `python -m devtools` (development only).
+"""
 
 from __future__ import annotations
 
@@ -152,12 +155,8 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the HTTP service")
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
-    commands.add_parser("neo4j", help="manage the local Neo4j server", add_help=False)
     commands.add_parser(
         "query", help="run Cypher in a memory's query sandbox (UHP_URL, UHP_API_KEY)", add_help=False
-    )
-    commands.add_parser(
-        "sandbox", help="run the query sandbox service (UHP_SANDBOX_TOKEN, UHP_SANDBOX_*)", add_help=False
     )
     commands.add_parser("mcp", help="serve the memory tools over stdio as the member of UHP_API_KEY")
     commands.add_parser("explorer-assets", help="fetch the explorer's graph script (pinned)")
@@ -193,14 +192,6 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Dispatches a subcommand."""
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["neo4j"]:
-        from provider.store import local_server
-
-        return local_server.main(argv[1:])
-    if argv[:1] == ["sandbox"]:
-        from provider.sandbox import process as sandbox_process
-
-        return sandbox_process.main(argv[1:])
     if argv[:1] == ["query"]:
         from provider import cli_query
 

@@ -95,15 +95,12 @@ class Settings(BaseSettings):
 
     # The query sandbox (docs/QUERIES.md): without it, named and free queries are not run or declared.
     # The sandbox is its own service (sandbox/, started by compose or scripts/serve), called at
-    # query_sandbox_url with its own token; with no URL, the API starts a local one on first use.
+    # query_sandbox_url with its own token; with no URL, queries are off. Its memory and work folder
+    # are its own settings (UHP_SANDBOX_*), read by the sandbox service, not here.
     query_sandbox: bool = True
     query_sandbox_url: str | None = None
     query_sandbox_token: SecretStr = SecretStr("")
-    query_sandbox_dir: Path | None = None  # a local service's databases; None: the system's temp dir
-    query_sandbox_memory_mb: PositiveInt = 1024  # a local service's heap: the memory it declares
-    query_sandbox_scope_mb: PositiveInt = 160  # what one scope may use of it (scopes held: memory / this - 1)
-    query_sandbox_scope_statements: PositiveInt = 2  # statements running at once on one scope
-    query_sandbox_prestart: bool | None = None  # start at boot; None: in production only
+    query_sandbox_prestart: bool | None = None  # warm it at boot; None: in production only
     query_timeout_ms: int = 2000
     query_row_cap: int = 1000
     # The JSON bytes of one answer, counted in the sandbox as its rows are converted: the row that

@@ -11,10 +11,11 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
+from devtools.sandbox_service import LocalSandbox
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
-from tests import s3proxy
+from tests import s3proxy, sandboxes
 from tests.neo4j_target import Neo4jTarget, provision
 
 SERVERS_USED: list[str] = []
@@ -43,7 +44,16 @@ def embedder() -> OnnxEmbedder:
 
 
 @pytest.fixture(scope="session")
-def settings(neo4j_target: Neo4jTarget, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSandbox]:
+    """The session's query sandbox service, which the session's apps share (as replicas share one)."""
+    with sandboxes.start(work=tmp_path_factory.mktemp("sandbox")) as service:
+        yield service
+
+
+@pytest.fixture(scope="session")
+def settings(
+    neo4j_target: Neo4jTarget, sandbox: LocalSandbox, tmp_path_factory: pytest.TempPathFactory
+) -> Settings:
     return Settings(
         environment="test",
         admin_key=SecretStr("adm_" + secrets.token_urlsafe(24)),
@@ -54,6 +64,8 @@ def settings(neo4j_target: Neo4jTarget, tmp_path_factory: pytest.TempPathFactory
         # No app of the session sweeps in the background: a test that leaves something for the sweeper
         # calls `services.sweeper.sweep()` itself, and no other sweep can take it first.
         sweep_seconds=0,
+        query_sandbox_url=sandbox.url,
+        query_sandbox_token=SecretStr(sandbox.token),
     )
 
 

@@ -2,7 +2,7 @@
 victim's calls and the world they run in, shared by tests/fuzz/test_noisy_neighbour.py and
 `python -m bench.neighbours`.
 
-The service runs for real (tests.serving), with a query sandbox service of its own. The attacker
+The service runs for real (tests.serving), with a query sandbox service of its own (devtools'). The attacker
 owns a memory of large records; the victim owns a memory with one record, and reads its memory, its
 record, and queries its memory.
 """
@@ -10,8 +10,6 @@ record, and queries its memory.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import threading
 import time
 from collections.abc import Callable
@@ -21,14 +19,15 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
+from devtools.sandbox_service import LocalSandbox
 from provider.sandbox.pool import SandboxPool
 from tests.conftest import Member
 from tests.mcp.support import Agent
 from tests.support import bookmark_ahead_of
 
 HOSTILE_TIMEOUT_S = 60.0
-# A sandbox service of the app's own (killed in the end), and a quota the upload flood reaches.
-SETTINGS: dict[str, Any] = {"query_sandbox_url": None, "file_quota_bytes": 64 * 1024 * 1024}
+# A quota the upload flood reaches (the app also gets a sandbox service of its own, killed in the end).
+SETTINGS: dict[str, Any] = {"file_quota_bytes": 64 * 1024 * 1024}
 LARGE_RECORD = "words of a long record " * 4_000  # ~90 KB of text
 VICTIM_QUERY = "MATCH (r:Record) RETURN r.id AS id"
 
@@ -37,6 +36,7 @@ VICTIM_QUERY = "MATCH (r:Record) RETURN r.id AS id"
 class Live:
     url: str
     app: FastAPI
+    sandbox: LocalSandbox
     attacker: Member
     victim: Member
     attacker_memory: str
@@ -74,7 +74,7 @@ def member(url: str, admin_key: str, member_type: str) -> Member:
     return Member(id=str(made["id"]), key=str(key["key"]), type=member_type)
 
 
-def world(url: str, app: FastAPI, admin_key: str, large_records: int = 20) -> Live:
+def world(url: str, app: FastAPI, sandbox: LocalSandbox, admin_key: str, large_records: int = 20) -> Live:
     attacker, victim = member(url, admin_key, "agent"), member(url, admin_key, "human")
     attacker_memory = str(posted(url, attacker.headers, "/v1/memories", {"name": "attacker"})["id"])
     victim_memory = str(posted(url, victim.headers, "/v1/memories", {"name": "victim"})["id"])
@@ -88,7 +88,16 @@ def world(url: str, app: FastAPI, admin_key: str, large_records: int = 20) -> Li
     for _ in range(large_records):  # a scope whose copy is large: each write makes the next query copy it
         posted(url, attacker.headers, f"/v1/memories/{attacker_memory}/records", {"content": LARGE_RECORD})
     return Live(
-        url, app, attacker, victim, attacker_memory, victim_memory, str(record["id"]), shared, str(kept["id"])
+        url,
+        app,
+        sandbox,
+        attacker,
+        victim,
+        attacker_memory,
+        victim_memory,
+        str(record["id"]),
+        shared,
+        str(kept["id"]),
     )
 
 
@@ -224,16 +233,16 @@ def kill_sandbox_and_wait(live: Live, within: float, under: Hostile | None = Non
     until the victim's query answers 200, and what it got meanwhile. The victim's plain reads must
     answer 200 all along."""
     victim(live, Run(), 3)  # the service runs and holds the victim's copy
-    service = live.pool()._local
-    assert service is not None and service.process.poll() is None, "no local sandbox service runs"
+    killed = live.sandbox.process
+    assert killed.poll() is None, "the sandbox service runs"
     run, stop = Run(), threading.Event()
     threads = [] if under is None else [
         threading.Thread(target=attack, args=(live, under, stop, run), daemon=True) for _ in range(2)
     ]  # fmt: skip
     for thread in threads:
         thread.start()
-    os.kill(service.process.pid, signal.SIGKILL)
-    service.process.wait(10)
+    live.sandbox.kill()
+    killed.wait(10)
     began = time.monotonic()
     statuses: list[int] = []
     try:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from provider.store import local_server
+from devtools import neo4j_server
 
 Source = Literal["env", "testcontainers", "local"]
 IMAGE = "neo4j:5.26-community"
@@ -80,11 +80,11 @@ def prepare() -> str:
     if _docker_answers():
         return "testcontainers"
     try:
-        lib = local_server.fetch()
-        local_server.java_command()
-    except local_server.LocalNeo4jError as e:
+        lib = neo4j_server.fetch()
+        neo4j_server.java_command()
+    except neo4j_server.LocalNeo4jError as e:
         raise RuntimeError(f"{e}\n{FIX}") from e
-    print(f"neo4j: local Neo4j {local_server.NEO4J_VERSION} runtime ready in {lib}", file=sys.stderr)
+    print(f"neo4j: local Neo4j {neo4j_server.NEO4J_VERSION} runtime ready in {lib}", file=sys.stderr)
     return "local"
 
 
@@ -93,7 +93,7 @@ def _from_env() -> Neo4jTarget:
     uri = os.environ["NEO4J_URI"]
     user, password = os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", "")
     try:
-        version, edition = _within(PROBE_SECONDS, lambda: local_server.server_info(uri, user, password))
+        version, edition = _within(PROBE_SECONDS, lambda: neo4j_server.server_info(uri, user, password))
     except Exception as e:
         raise RuntimeError(
             f"NEO4J_URI={uri} did not answer RETURN 1 as {user} within {PROBE_SECONDS:.0f} s ({e});"
@@ -138,7 +138,7 @@ def _from_testcontainers() -> Neo4jTarget:
         raise RuntimeError(f"the {IMAGE} testcontainer did not start ({e})") from e
     try:
         uri = container.get_connection_url()
-        version, edition = _within(PROBE_SECONDS, lambda: local_server.server_info(uri, "neo4j", password))
+        version, edition = _within(PROBE_SECONDS, lambda: neo4j_server.server_info(uri, "neo4j", password))
     except Exception as e:
         with contextlib.suppress(Exception):
             container.stop()
@@ -151,14 +151,14 @@ def _from_local() -> Neo4jTarget:
     home = Path(tempfile.mkdtemp(prefix="uhp-neo4j-"))
     began = time.monotonic()
     try:
-        server = local_server.start(home)
-    except local_server.LocalNeo4jError as e:
+        server = neo4j_server.start(home)
+    except neo4j_server.LocalNeo4jError as e:
         shutil.rmtree(home, ignore_errors=True)
         raise RuntimeError(f"{e}\n{FIX}") from e
     seconds = time.monotonic() - began
 
     def close() -> None:
-        local_server.stop(home)
+        neo4j_server.stop(home)
         shutil.rmtree(home, ignore_errors=True)
 
     return Neo4jTarget(

@@ -1,7 +1,7 @@
 """The S3-compatible store the tests and benchmarks run against: S3Proxy, fetched once, run on loopback.
 
 S3Proxy (`org.gaul:s3proxy`) is a real S3 API server in Java. Its jars come from Maven Central once
-per version, into the cache beside Neo4j's (the same Maven goal `provider.store.local_server` uses),
+per version, into the cache beside Neo4j's (devtools.maven, as the local Neo4j's),
 and it runs on the JDK the tests already need. `start()` runs it in a fresh directory on a free
 loopback port with jclouds' `filesystem` backend, one access key (AWS signatures v2 and v4 checked)
 and one bucket. Every wait is bounded; a failed fetch or start raises an error naming what to fix.
@@ -10,7 +10,6 @@ and one bucket. Every wait is bounded; a failed fetch or start raises an error n
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import secrets
 import shutil
@@ -28,7 +27,8 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-from provider.store.local_server import DEPENDENCY_GOAL, LocalNeo4jError, java_command
+from devtools import maven
+from devtools.neo4j_server import LocalNeo4jError, java_command
 
 VERSION = "2.6.0"  # Maven Central serves it here; it runs on JDK 17
 FETCH_SECONDS = 900.0
@@ -38,19 +38,6 @@ FIX = (
     "S3Proxy (the S3-compatible store of the file tests) could not be had: it needs Maven (apt-get install"
     " maven) reaching Maven Central, and a JDK 17+ (apt-get install openjdk-17-jdk-headless)"
 )
-
-_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>local.uhp-memory</groupId>
-  <artifactId>s3proxy-runtime</artifactId>
-  <version>{version}</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>org.gaul</groupId><artifactId>s3proxy</artifactId>
-      <version>{version}</version></dependency>
-  </dependencies>
-</project>
-"""
 
 # S3Proxy logs through logback, at DEBUG unless told otherwise: warnings are enough for a test log.
 _LOGBACK = """<configuration>
@@ -77,43 +64,17 @@ def lib_dir() -> Path:
 
 def ensure_jars() -> Path:
     """The cached jars, fetched first when missing (one fetcher at a time: others wait for it)."""
-    root = lib_dir().parent
-    marker = root / ".complete"
-    if marker.is_file():
-        return lib_dir()
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise S3ProxyError(f"mvn (Apache Maven) was not found on PATH. {FIX}")
-    root.mkdir(parents=True, exist_ok=True)
-    with (root / ".lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not marker.is_file():
-            _fetch(mvn, root)
-            marker.write_text(f"{VERSION}\n")
-    return lib_dir()
-
-
-def _fetch(mvn: str, root: Path) -> None:
-    """Maven copies the runtime jars into a scratch directory, renamed into place when whole."""
-    partial, lib = root / "lib.partial", root / "lib"
-    shutil.rmtree(partial, ignore_errors=True)
-    shutil.rmtree(lib, ignore_errors=True)
-    (root / "pom.xml").write_text(_POM.format(version=VERSION))
-    print(
-        f"s3proxy: fetching S3Proxy {VERSION} from Maven Central into {lib} (once, ~45 MB)", file=sys.stderr
-    )
-    command = [mvn, "-q", "-B", "-f", str(root / "pom.xml"), DEPENDENCY_GOAL]
-    command += [f"-DoutputDirectory={partial}", "-DincludeScope=runtime"]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=FETCH_SECONDS, check=False)
-    except subprocess.TimeoutExpired:
-        raise S3ProxyError(f"Maven did not fetch S3Proxy within {FETCH_SECONDS:.0f} s. {FIX}") from None
-    if done.returncode != 0:
-        output = "\n".join((done.stdout + done.stderr).splitlines()[-30:])
-        raise S3ProxyError(
-            f"Maven could not fetch S3Proxy {VERSION} (exit {done.returncode}):\n{output}\n{FIX}"
+        return maven.jars(
+            lib_dir().parent,
+            "s3proxy",
+            VERSION,
+            [("org.gaul", "s3proxy", VERSION)],
+            timeout=FETCH_SECONDS,
+            size="~45 MB",
         )
-    partial.rename(lib)
+    except maven.MavenError as e:
+        raise S3ProxyError(f"{e}. {FIX}") from e
 
 
 def free_port() -> int:

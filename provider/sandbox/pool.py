@@ -5,7 +5,9 @@ new database in the service, started from the template, so nothing of an earlier
 earlier version of the same one), not even the ids or tokens it left, is there to be observed.
 The service serves several scopes at once and runs statements on their own threads; a scope it
 evicted (its memory budget) or dropped (a statement it could not stop) is loaded again on demand.
-With no service URL, the pool starts a local service of its own on first use and stops it on close.
+The pool knows the service by a URL and a token, nothing else: whoever runs the service (compose,
+`scripts/serve`, the tests' launcher in devtools) supervises it, and a service started again behind
+the same URL is reconnected to, its copies loaded again on demand.
 """
 
 from __future__ import annotations
@@ -16,14 +18,11 @@ import hashlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from provider.errors import UnavailableError
 from provider.sandbox import load as sandbox_load
-from provider.sandbox import process as sandbox_process
 from provider.sandbox.client import Plan, SandboxClient, SandboxResult, ScopeGoneError
-from provider.store import local_server
 from provider.store.projection import Projection
 
 log = logging.getLogger("provider.sandbox")
@@ -39,7 +38,6 @@ class PoolStats:
     """Counters for tests and the benchmark."""
 
     starts: int = 0
-    restarts: int = 0
     loads: int = 0
     hits: int = 0
 
@@ -84,69 +82,25 @@ class Sandbox:
 
 
 class SandboxPool:
-    """The service at `url` (with `token`), or a local one started here when `url` is None."""
+    """The service at `url`, called with `token`."""
 
-    def __init__(
-        self,
-        root: Path | None,
-        cache: Path,
-        *,
-        url: str | None = None,
-        token: str | None = None,
-        limits: sandbox_process.Limits | None = None,
-    ):
-        self.root = root
-        self.cache = cache
+    def __init__(self, url: str, token: str):
         self.url, self.token = url, token
-        self.limits = limits or sandbox_process.Limits()
         self.stats = PoolStats()
         self.known: set[str] = set()
-        self._local: sandbox_process.LocalSandbox | None = None
         self._client: SandboxClient | None = None
-        self._starting = asyncio.Lock()
         self._warming: asyncio.Task[None] | None = None
-        self.failing: str | None = None  # set while the service cannot be reached or started
+        self.failing: str | None = None  # set while the service cannot be reached
 
     async def client(self) -> SandboxClient:
-        """The client, starting the local service first when there is none to call (or it died)."""
-        if self._client is not None and not self._local_died():
-            return self._client
-        async with self._starting:
-            if self._local_died():
-                await self._forget_dead_local()
-            if self._client is None:
-                url, token = self.url, self.token
-                if url is None:
-                    self._local = await asyncio.to_thread(self._start_local)
-                    url, token = self._local.url, self._local.token
-                self._client = SandboxClient(url, token or "")
-                self.stats.starts += 1
+        """The client (made on first use: building it does no I/O)."""
+        if self._client is None:
+            self._client = SandboxClient(self.url, self.token)
+            self.stats.starts += 1
         return self._client
 
-    def _local_died(self) -> bool:
-        return self._local is not None and self._local.process.poll() is not None
-
-    async def _forget_dead_local(self) -> None:
-        """Lets go of a local service that ended (killed, or out of memory outside a statement).
-
-        The next call starts a fresh one, and every copy it held is loaded again on demand.
-        """
-        log.warning("the local query sandbox service stopped; starting a new one")
-        client, self._client, self._local = self._client, None, None
-        self.known.clear()
-        self.stats.restarts += 1
-        if client is not None:
-            with contextlib.suppress(Exception):
-                await client.close()
-
-    def _start_local(self) -> sandbox_process.LocalSandbox:
-        try:
-            return sandbox_process.start(self.cache, self.limits, self.root)
-        except (sandbox_process.SandboxServiceError, local_server.LocalNeo4jError) as e:
-            raise UnavailableError("The query sandbox could not be started.") from e
-
     async def warm(self) -> None:
-        """Starts the service (when local) and loads and runs a synthetic copy once, then drops it."""
+        """Loads and runs a synthetic copy once, then drops it: the service's first query is paid here."""
         client = await self.client()
         key = "warm-up"
         await client.put(
@@ -169,34 +123,25 @@ class SandboxPool:
         self._warming = asyncio.create_task(run())
 
     async def trouble(self) -> str | None:
-        """Why the pool cannot take a query now, for readiness; None when it can (or has not tried).
+        """Why the pool cannot take a query now, for readiness; None when it can.
 
-        A service of its own (compose) is asked for its health each time: a sandbox that went away
-        shows here before a caller's query finds out.
+        The service is asked for its health each time: a sandbox that went away shows here before a
+        caller's query finds out.
         """
-        if self._local_died():
-            # Started again on the next query; readiness asks for it now rather than waiting for one.
-            self.warm_in_background()
-            return "the local query sandbox service stopped and is starting again"
-        if self.url is not None:
-            try:
-                await (await self.client()).health(timeout=HEALTH_SECONDS)
-            except UnavailableError:
-                return f"the query sandbox service at {self.url} does not answer"
+        try:
+            await (await self.client()).health(timeout=HEALTH_SECONDS)
+        except UnavailableError:
+            return f"the query sandbox service at {self.url} does not answer"
         return self.failing
 
     async def close(self) -> None:
-        """Forgets this pool's copies and stops the local service, if it started one."""
+        """Forgets this pool's copies in the service (which others may share) and closes the client."""
         client, self._client = self._client, None
         if client is not None:
-            if self._local is None:
-                for key in list(self.known):
-                    with contextlib.suppress(Exception):
-                        await client.delete(key)
+            for key in list(self.known):
+                with contextlib.suppress(Exception):
+                    await client.delete(key)
             await client.close()
-        if self._local is not None:
-            local, self._local = self._local, None
-            await asyncio.to_thread(local.stop)
         self.known.clear()
 
     async def recycle_all(self) -> None:

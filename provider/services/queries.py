@@ -18,7 +18,6 @@ from provider import access, ids, metrics
 from provider.config import Settings
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError
 from provider.models import Caller, ReadRecord, RecallAnswer, Writer
-from provider.sandbox import process as sandbox_process
 from provider.sandbox.client import SandboxResult
 from provider.sandbox.pool import SandboxPool
 from provider.services import params_schema
@@ -108,23 +107,12 @@ class QueryService:
     ) -> QueryService:
         """The service as the settings describe it; no I/O (sandboxes start on `start` or first use)."""
         pool = None
-        # In production the sandbox is a service of its own (compose, or UHP_QUERY_SANDBOX_URL): with
-        # no URL, queries are declared off rather than a JVM started inside the web process.
-        local_only = settings.environment == "production" and settings.query_sandbox_url is None
-        if local_only:
-            log.warning("production without UHP_QUERY_SANDBOX_URL: named and free queries are off")
-        if settings.query_sandbox and not local_only:
-            pool = SandboxPool(
-                settings.query_sandbox_dir,
-                settings.cache_dir,
-                url=settings.query_sandbox_url,
-                token=settings.query_sandbox_token.get_secret_value(),
-                limits=sandbox_process.Limits(
-                    memory_mb=settings.query_sandbox_memory_mb,
-                    scope_mb=settings.query_sandbox_scope_mb,
-                    scope_statements=settings.query_sandbox_scope_statements,
-                ),
-            )
+        # The sandbox is a service of its own (compose, scripts/serve, or UHP_QUERY_SANDBOX_URL): with
+        # no URL, queries are declared off; nothing here starts a JVM.
+        if settings.query_sandbox and settings.query_sandbox_url is None:
+            log.warning("no UHP_QUERY_SANDBOX_URL: named and free queries are off")
+        if settings.query_sandbox and settings.query_sandbox_url is not None:
+            pool = SandboxPool(settings.query_sandbox_url, settings.query_sandbox_token.get_secret_value())
         limits = QueryLimits(
             timeout_ms=settings.query_timeout_ms,
             row_cap=settings.query_row_cap,
@@ -145,10 +133,7 @@ class QueryService:
         return {"queries": {"named": True, "free": {"languages": [LANGUAGE], "write": False}}}
 
     def start(self) -> None:
-        """Drops the pool where no sandbox can run (no JDK); on prestart, warms it and the schema checks."""
-        if self.pool is not None and self.pool.url is None and not sandbox_process.runnable():
-            log.warning("no sandbox URL and no JDK to start one: queries are not run or declared")
-            self.pool = None
+        """On prestart, warms the sandbox and the schema checks."""
         if self.pool is not None and self.prestart:
             self.pool.warm_in_background()
             params_schema.warm()
@@ -158,7 +143,7 @@ class QueryService:
         return None if self.pool is None else await self.pool.trouble()
 
     async def close(self) -> None:
-        """Stops the sandboxes."""
+        """Forgets this service's copies in the sandbox."""
         if self.pool is not None:
             await self.pool.close()
 

@@ -340,7 +340,8 @@ async def run_both(settings: Settings) -> Run:
     store = Neo4jStore.connect(
         settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(), "neo4j"
     )
-    pool = SandboxPool(None, settings.cache_dir)
+    assert settings.query_sandbox_url is not None, "the session's sandbox service"
+    pool = SandboxPool(settings.query_sandbox_url, settings.query_sandbox_token.get_secret_value())
     tree = TreeService(Neo4jMemoryStore(store), "neo4j")
     stores = (Neo4jProjectionStore(store), Neo4jNamedQueryStore(store), Neo4jRecallStore(store))
     references = ReferenceResolver(tree, Neo4jRecordStore(store))

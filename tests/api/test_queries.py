@@ -18,24 +18,23 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 from neo4j import GraphDatabase
-from pydantic import SecretStr
 
+from devtools import neo4j_server
+from devtools.sandbox_service import Limits, LocalSandbox
 from provider import cli_query
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder
 from provider.sandbox.load import warm_up_projection
 from provider.sandbox.pool import SandboxPool, copy_key
-from provider.sandbox.process import Limits, LocalSandbox
-from provider.sandbox.process import start as start_sandbox
-from provider.store import local_server
 from provider.store.projection import Projection
+from tests import sandboxes
 from tests.api.lifecycle_support import erase
 from tests.api.records_support import Lab, Reply, assert_error, ok, validate
 from tests.conftest import Admin, Member
@@ -79,9 +78,8 @@ class World:
 
 @pytest.fixture(scope="module")
 def query_client(settings: Settings, embedder: Embedder) -> Iterator[TestClient]:
-    """An app of its own, with a sandbox service of its own (no UHP_QUERY_SANDBOX_URL in tests)."""
-    tuned = settings.model_copy(update={"query_sandbox_url": None})
-    with TestClient(create_app(tuned, embedder=embedder)) as client:
+    """An app of its own, on the session's sandbox service."""
+    with TestClient(create_app(settings, embedder=embedder)) as client:
         yield client
 
 
@@ -490,12 +488,6 @@ def recycle(world: World) -> None:
     world.client.portal.call(world.sandboxes().recycle_all)
 
 
-def local_service(world: World) -> LocalSandbox:
-    local = world.sandboxes()._local
-    assert local is not None, "with no UHP_QUERY_SANDBOX_URL the app starts its own service"
-    return cast(LocalSandbox, local)
-
-
 def test_a_copy_loaded_again_answers_exactly_as_the_first(world: World) -> None:
     """Each copy is a new database from the same template: the same store, the same order."""
     recycle(world)
@@ -523,8 +515,11 @@ def test_two_scopes_are_held_at_once_and_a_slow_statement_holds_up_neither(world
     assert world.sandboxes().stats.loads == loads, "both copies stayed held"
 
 
-def test_the_service_holds_no_secret_of_the_main_service(world: World, settings: Settings) -> None:
-    local = local_service(world)
+def test_the_service_holds_no_secret_of_the_main_service(
+    world: World, settings: Settings, sandbox: LocalSandbox
+) -> None:
+    world.rows(world.alice, "RETURN 1 AS one")
+    local = sandbox
     environ = Path(f"/proc/{local.process.pid}/environ").read_bytes()
     names = {entry.split(b"=", 1)[0].decode() for entry in environ.split(b"\0") if entry}
     assert names <= {"PATH", "LANG", "LC_ALL", "TZ"} | {n for n in names if n.startswith("UHP_SANDBOX_")}
@@ -534,13 +529,14 @@ def test_the_service_holds_no_secret_of_the_main_service(world: World, settings:
     assert local.token.encode() in environ, "its own token, made for it"
 
 
-def test_the_service_answers_only_its_token(world: World) -> None:
-    local = local_service(world)
+def test_the_service_answers_only_its_token(world: World, sandbox: LocalSandbox) -> None:
+    world.rows(world.alice, "RETURN 1 AS one")
+    local = sandbox
     assert httpx.get(f"{local.url}/health").status_code == 401
     wrong = {"Authorization": "Bearer " + secrets.token_urlsafe(32)}
     assert httpx.get(f"{local.url}/health", headers=wrong).status_code == 401
     health = httpx.get(f"{local.url}/health", headers={"Authorization": f"Bearer {local.token}"}).json()
-    assert health["neo4j"] == local_server.NEO4J_VERSION
+    assert health["neo4j"] == neo4j_server.NEO4J_VERSION
     # Six shares of 160 MB in 1024: one for the service, one for a standby database, four copies.
     assert health["scopes_max"] == 4 and health["standby"] and health["scopes"] >= 1
 
@@ -549,7 +545,7 @@ def test_past_its_memory_the_service_drops_the_least_recently_used_copy(settings
     """Declared 320 MB at 160 MB a scope holds one copy; a lease on a dropped one loads it again."""
 
     async def main() -> tuple[int, list[bool], list[list[Any]]]:
-        pool = SandboxPool(None, settings.cache_dir, limits=Limits(memory_mb=320, scope_mb=160))
+        pool = SandboxPool(service.url, service.token)
         try:
             client = await pool.client()
             held = (await client.health())["scopes_max"]
@@ -568,7 +564,8 @@ def test_past_its_memory_the_service_drops_the_least_recently_used_copy(settings
     async def fake(records: int) -> Projection:
         return warm_up_projection(records)
 
-    held, present, rows = asyncio.run(main())
+    with sandboxes.start(Limits(memory_mb=320, scope_mb=160)) as service:
+        held, present, rows = asyncio.run(main())
     assert held == 1 and present == [False, True] and rows == [[5]]
 
 
@@ -582,10 +579,8 @@ def test_readiness_asks_a_sandbox_service_of_its_own_and_names_it_when_it_is_gon
     settings: Settings, embedder: Embedder
 ) -> None:
     """As compose runs it: the API given a URL and a token; /readyz follows the service's health."""
-    service = start_sandbox(settings.cache_dir, Limits(memory_mb=320, scope_mb=160))
-    tuned = settings.model_copy(
-        update={"query_sandbox_url": service.url, "query_sandbox_token": SecretStr(service.token)}
-    )
+    service = sandboxes.start(Limits(memory_mb=320, scope_mb=160))
+    tuned = sandboxes.wired(settings, service)
     try:
         with TestClient(create_app(tuned, embedder=embedder)) as client:
             ready = client.get("/readyz")

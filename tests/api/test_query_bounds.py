@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import http.server
-import os
-import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -19,6 +17,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from devtools.sandbox_service import LocalSandbox
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder
@@ -26,6 +25,7 @@ from provider.errors import MemoryInvalidError
 from provider.sandbox import load as sandbox_load
 from provider.sandbox.pool import SandboxPool
 from provider.store.projection import Projection
+from tests import sandboxes
 from tests.api.records_support import Lab, assert_error, ok
 from tests.conftest import Admin, Member
 
@@ -39,6 +39,7 @@ class Pair:
     """An attacker and a victim, each with a memory of its own and one record in it."""
 
     client: TestClient
+    sandbox: LocalSandbox
     attacker: Member
     victim: Member
     attacker_memory: str
@@ -61,18 +62,25 @@ class Pair:
 
 
 @pytest.fixture(scope="module")
-def bounded_client(settings: Settings, embedder: Embedder) -> Iterator[TestClient]:
-    """An app with a local sandbox of its own and a small answer bound."""
-    tuned = settings.model_copy(update={"query_sandbox_url": None, "query_answer_bytes": ANSWER_BYTES})
+def own_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSandbox]:
+    """A sandbox service of this module's own: its tests fill its heap and kill it."""
+    with sandboxes.start(work=tmp_path_factory.mktemp("bounds-sandbox")) as service:
+        yield service
+
+
+@pytest.fixture(scope="module")
+def bounded_client(settings: Settings, embedder: Embedder, own_sandbox: LocalSandbox) -> Iterator[TestClient]:
+    """An app on that sandbox, with a small answer bound."""
+    tuned = sandboxes.wired(settings, own_sandbox).model_copy(update={"query_answer_bytes": ANSWER_BYTES})
     with TestClient(create_app(tuned, embedder=embedder)) as client:
         yield client
 
 
 @pytest.fixture(scope="module")
-def pair(bounded_client: TestClient, admin: Admin) -> Iterator[Pair]:
+def pair(bounded_client: TestClient, own_sandbox: LocalSandbox, admin: Admin) -> Iterator[Pair]:
     lab = Lab(bounded_client)
     attacker, victim = admin.member("agent"), admin.member()
-    made = Pair(bounded_client, attacker, victim, lab.memory(attacker), lab.memory(victim))
+    made = Pair(bounded_client, own_sandbox, attacker, victim, lab.memory(attacker), lab.memory(victim))
     lab.remember(victim, made.victim_memory, type="fact", title="victim fact", content="kept")
     lab.remember(attacker, made.attacker_memory, type="fact", title="attacker fact", content="x")
     made.victim_reads()  # the victim's copy is loaded, and the local service started
@@ -81,13 +89,12 @@ def pair(bounded_client: TestClient, admin: Admin) -> Iterator[Pair]:
 
 
 def test_a_statement_that_outgrows_the_heap_fails_alone(pair: Pair) -> None:
-    service = pair.pool()._local
-    assert service is not None
+    process = pair.sandbox.process
     refused = assert_error(pair.query(pair.attacker, pair.attacker_memory, DOUBLING), 422, "memory_invalid")
     assert refused["detail"] == {"cause": "memory"}
     assert pair.victim_reads()["rows"] == [["victim fact"]]
-    assert pair.pool()._local is service and service.process.poll() is None, "the service survived"
-    assert pair.pool().stats.restarts == 0
+    assert pair.sandbox.process is process and process.poll() is None, "the service survived"
+    assert pair.sandbox.restarts == 0
 
 
 def test_a_huge_value_is_cut_at_the_answer_bound_while_it_is_converted(pair: Pair) -> None:
@@ -108,10 +115,10 @@ def test_rows_before_the_bound_are_kept_and_the_cut_is_named(pair: Pair) -> None
 
 
 def test_a_killed_sandbox_is_started_again_and_answers_other_members(pair: Pair) -> None:
-    service = pair.pool()._local
-    assert service is not None
-    os.kill(service.process.pid, signal.SIGKILL)
-    service.process.wait(10)
+    """Its supervisor starts it again behind the same URL; the API's pool reconnects by itself."""
+    killed = pair.sandbox.process
+    pair.sandbox.kill()
+    killed.wait(10)
     began = time.monotonic()
     answer: dict[str, Any] | None = None
     while answer is None and time.monotonic() - began < BACK_WITHIN_S:
@@ -122,7 +129,7 @@ def test_a_killed_sandbox_is_started_again_and_answers_other_members(pair: Pair)
             assert_error(response, 503, "memory_unavailable")
             time.sleep(0.2)
     assert answer is not None and answer["rows"] == [["victim fact"]]
-    assert pair.pool().stats.restarts == 1
+    assert pair.sandbox.restarts == 1 and pair.sandbox.process is not killed
     ready = pair.client.get("/readyz")
     assert ready.status_code == 200, ready.text
 
@@ -154,12 +161,11 @@ def test_cypher_reaches_no_address_even_past_the_gate(pair: Pair) -> None:
     )
     assert gated["detail"] == {"cause": "gate"}
 
-    service = pair.pool()._local
-    assert service is not None
+    service = pair.sandbox
 
     async def past_the_gate() -> MemoryInvalidError:
         # A pool of this loop's own on the same service: the app's belongs to the app's loop.
-        pool = SandboxPool(None, pair.pool().cache, url=service.url, token=service.token)
+        pool = SandboxPool(service.url, service.token)
 
         async def load() -> Projection:
             return sandbox_load.warm_up_projection(10)
@@ -178,11 +184,12 @@ def test_cypher_reaches_no_address_even_past_the_gate(pair: Pair) -> None:
     assert Listener.hits == 0
 
 
-def test_production_without_a_sandbox_url_declares_queries_off(
-    settings: Settings, embedder: Embedder
+@pytest.mark.parametrize("environment", ["production", "development"])
+def test_without_a_sandbox_url_queries_are_declared_off(
+    settings: Settings, embedder: Embedder, environment: str
 ) -> None:
-    """No JVM inside the web process: in production the sandbox is a service of its own, or nothing."""
-    tuned = settings.model_copy(update={"environment": "production", "query_sandbox_url": None})
+    """No JVM inside the web process: the sandbox is a service of its own, or queries are off."""
+    tuned = settings.model_copy(update={"environment": environment, "query_sandbox_url": None})
     with TestClient(create_app(tuned, embedder=embedder)) as client:
         services = client.app.state.services  # type: ignore[attr-defined]
         assert services.queries.pool is None

@@ -1,7 +1,7 @@
 """Fault tests: their own Neo4j (stopped, killed and started again) and their own service processes.
 
 Nothing here touches the suite's shared Neo4j: the folder starts one Neo4j of its own (a local
-server under the run's tmp_path, as provider/store/local_server.py runs them) and `python -m
+server under the run's tmp_path, as provider/store/neo4j_server.py runs them) and `python -m
 provider serve` processes on it, reached over real HTTP. Each test is marked `faults` and bounded:
 past its `timeout` (seconds) SIGALRM fails it, and every process it started is killed at teardown.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from provider.store import local_server
+from devtools import neo4j_server
 from tests.faults.service import Neo4jAccess, ServiceProcess
 from tests.time_bound import time_bound
 
@@ -49,7 +49,7 @@ class DedicatedNeo4j:
     """The folder's own Neo4j: stopped, killed and started again on the same home and port."""
 
     home: Path
-    server: local_server.LocalServer
+    server: neo4j_server.LocalServer
 
     @property
     def port(self) -> int:
@@ -61,28 +61,28 @@ class DedicatedNeo4j:
 
     def stop(self) -> None:
         """SIGTERM: Neo4j checkpoints and closes its store."""
-        local_server.stop(self.home, timeout=30)
+        neo4j_server.stop(self.home, timeout=30)
 
     def kill(self) -> None:
         """SIGKILL: the next start recovers from the transaction log."""
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.server.pid, signal.SIGKILL)
-        local_server.stop(self.home, timeout=10)  # reaps it
+        neo4j_server.stop(self.home, timeout=10)  # reaps it
 
     def start(self) -> float:
         """Starts the home again on its port; seconds until it answered."""
         began = time.monotonic()
-        self.server = local_server.start(self.home, port=self.port, heap="512m", pagecache="128m")
+        self.server = neo4j_server.start(self.home, port=self.port, heap="512m", pagecache="128m")
         return time.monotonic() - began
 
 
 @pytest.fixture(scope="package")
 def neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DedicatedNeo4j]:
     home = tmp_path_factory.mktemp("faults-neo4j")
-    server = local_server.start(home, heap="512m", pagecache="128m")
+    server = neo4j_server.start(home, heap="512m", pagecache="128m")
     dedicated = DedicatedNeo4j(home, server)
     yield dedicated
-    local_server.stop(dedicated.home, timeout=30)
+    neo4j_server.stop(dedicated.home, timeout=30)
 
 
 ServiceFactory = Callable[..., ServiceProcess]

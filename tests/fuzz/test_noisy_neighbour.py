@@ -20,7 +20,7 @@ import pytest
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder
-from tests import neighbours
+from tests import neighbours, sandboxes
 from tests.neighbours import ATTACKS, Hostile, Live, Run
 from tests.serving import served_in_thread
 
@@ -31,11 +31,12 @@ BACK_WITHIN_S = 60.0
 
 
 @pytest.fixture(scope="module")
-def live(settings: Settings, embedder: Embedder) -> Iterator[Live]:
-    tuned = settings.model_copy(update=neighbours.SETTINGS)
-    app = create_app(tuned, embedder=embedder)
-    for url in served_in_thread(app):
-        yield neighbours.world(url, app, settings.admin_key.get_secret_value())
+def live(settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    with sandboxes.start(work=tmp_path_factory.mktemp("neighbours-sandbox")) as sandbox:
+        tuned = sandboxes.wired(settings, sandbox).model_copy(update=neighbours.SETTINGS)
+        app = create_app(tuned, embedder=embedder)
+        for url in served_in_thread(app):
+            yield neighbours.world(url, app, sandbox, settings.admin_key.get_secret_value())
 
 
 @pytest.fixture(scope="module")

@@ -20,10 +20,10 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
+from devtools import neo4j_server
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
-from provider.store import local_server
 from tests.conftest import Admin, Member, make_memory
 from tests.support import Reply, assert_error, ok
 
@@ -66,7 +66,7 @@ class Away:
 @pytest.fixture(scope="module")
 def away(tmp_path_factory: pytest.TempPathFactory, embedder: OnnxEmbedder) -> Iterator[Away]:
     home = tmp_path_factory.mktemp("away") / "neo4j"
-    server = local_server.start(home, heap="256m", pagecache="32m")
+    server = neo4j_server.start(home, heap="256m", pagecache="32m")
     try:
         settings = Settings(
             environment="test",
@@ -84,7 +84,7 @@ def away(tmp_path_factory: pytest.TempPathFactory, embedder: OnnxEmbedder) -> It
             record = ok(client.post(f"/v1/memories/{memory_id}/records", json=body, headers=alice.headers))
             yield Away(home, client, alice, memory_id, record["id"])
     finally:
-        local_server.stop(home)
+        neo4j_server.stop(home)
 
 
 def timed(call: Callable[[], Reply]) -> tuple[Reply, float]:
@@ -135,18 +135,18 @@ def assert_answers_again(away: Away, bound_s: float) -> dict[str, float]:
 
 def test_neo4j_stopped_every_route_answers_503_in_bound_and_recovers(away: Away) -> None:
     assert_answers_again(away, UP_BOUND_S)  # all well before
-    assert local_server.stop(away.home) is True
+    assert neo4j_server.stop(away.home) is True
     try:
         assert_unavailable(away, "stopped", DOWN_BOUND_S)
     finally:
-        local_server.start(away.home, heap="256m", pagecache="32m")
+        neo4j_server.start(away.home, heap="256m", pagecache="32m")
     up = assert_answers_again(away, UP_BOUND_S)
     print(f"neo4j back: 200 after {fmt(up)}")
 
 
 def test_neo4j_frozen_every_route_answers_503_in_bound_and_recovers(away: Away) -> None:
     assert_answers_again(away, UP_BOUND_S)
-    server = local_server.status(away.home)
+    server = neo4j_server.status(away.home)
     assert server is not None
     os.kill(server.pid, signal.SIGSTOP)  # the server this module started, by its pid
     try:

@@ -2,8 +2,9 @@
 
 Both are `python -m provider serve` (tests/faults/service.py starts and kills them), reach the
 suite's Neo4j through the routing driver (`neo4j://`, as on Aura or a cluster) and keep file bytes in
-the suite's S3 store (S3Proxy) under a prefix of their own. B alone runs query sandboxes (its in-process copy
-of a scope is the cache under test); both have a short lease, so a dead owner's is taken over soon.
+the suite's S3 store (S3Proxy) under a prefix of their own. B alone calls the session's query sandbox
+service (its copy of a scope is the cache under test); both have a short lease, so a dead owner's is
+taken over soon.
 Each test is bounded: past `scaleout(timeout=...)` SIGALRM fails it, and both processes are killed at
 the end of the module.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from devtools.sandbox_service import LocalSandbox
 from tests.faults.service import Api, Neo4jAccess, ServiceProcess
 from tests.neo4j_target import Neo4jTarget
 from tests.s3proxy import S3Target
@@ -71,18 +73,28 @@ class Pair:
 
 @pytest.fixture(scope="module")
 def pair(
-    neo4j_target: Neo4jTarget, s3_target: S3Target, tmp_path_factory: pytest.TempPathFactory
+    neo4j_target: Neo4jTarget,
+    s3_target: S3Target,
+    sandbox: LocalSandbox,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Pair]:
     home = tmp_path_factory.mktemp("scaleout")
     access = Neo4jAccess(routing(neo4j_target.uri), neo4j_target.user, neo4j_target.password)
     prefix = "scaleout/"
     shared = s3_target.settings(prefix) | {"UHP_LEASE_MS": str(LEASE_MS), "UHP_SWEEP_SECONDS": "300"}
     a = ServiceProcess(neo4j=access, file_dir=home / "a-files", log_path=home / "a.log", settings=shared)
+    queries_on = {"UHP_QUERY_SANDBOX": "true", "UHP_QUERY_SANDBOX_URL": sandbox.url}
+    queries_on["UHP_QUERY_SANDBOX_TOKEN"] = sandbox.token
     b = ServiceProcess(
         neo4j=access,
         file_dir=home / "b-files",
         log_path=home / "b.log",
-        settings=shared | {"UHP_QUERY_SANDBOX": "true", "UHP_QUERY_SANDBOX_DIR": str(home / "b-sandboxes")},
+        settings=shared
+        | {
+            "UHP_QUERY_SANDBOX": "true",
+            "UHP_QUERY_SANDBOX_URL": sandbox.url,
+            "UHP_QUERY_SANDBOX_TOKEN": sandbox.token,
+        },
         admin_key=a.admin_key,
     )
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from provider.store import local_server
+from devtools import neo4j_server
 
 
 @pytest.fixture
@@ -29,42 +29,42 @@ def _fake_java(bin_dir: Path, version: str) -> None:
 
 def test_start_without_java_names_the_jdk(bare_path: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    with pytest.raises(local_server.LocalNeo4jError, match=r"java was not found.*JDK 17"):
-        local_server.start(home)
+    with pytest.raises(neo4j_server.LocalNeo4jError, match=r"java was not found.*JDK 17"):
+        neo4j_server.start(home)
     assert not home.exists()
 
 
 def test_cli_reports_missing_java_on_stderr(
     bare_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert local_server.main(["start", "--home", str(tmp_path / "home")]) == 1
+    assert neo4j_server.main(["start", "--home", str(tmp_path / "home")]) == 1
     assert "java was not found" in capsys.readouterr().err
 
 
 def test_old_java_is_refused(bare_path: Path) -> None:
     _fake_java(bare_path, "11.0.22")
-    with pytest.raises(local_server.LocalNeo4jError, match=r"Java 11; Neo4j 5\.26\.\d+ needs JDK 17"):
-        local_server.java_command()
+    with pytest.raises(neo4j_server.LocalNeo4jError, match=r"Java 11; Neo4j 5\.26\.\d+ needs JDK 17"):
+        neo4j_server.java_command()
 
 
 def test_fetch_without_maven_names_maven(bare_path: Path) -> None:
     _fake_java(bare_path, "17.0.15")
-    with pytest.raises(local_server.LocalNeo4jError, match="Maven"):
-        local_server.fetch()
+    with pytest.raises(neo4j_server.LocalNeo4jError, match="Maven"):
+        neo4j_server.fetch()
 
 
 def test_fetch_is_skipped_once_complete(bare_path: Path) -> None:
-    root = local_server.cache_dir()
+    root = neo4j_server.cache_dir()
     root.mkdir(parents=True)
-    (root / ".complete").write_text(local_server.NEO4J_VERSION)
-    assert local_server.fetch() == root / "lib"  # no java, no mvn: nothing ran
+    (root / ".complete").write_text(neo4j_server.NEO4J_VERSION)
+    assert neo4j_server.fetch() == root / "lib"  # no java, no mvn: nothing ran
 
 
 def test_empty_home_has_no_server(tmp_path: Path) -> None:
-    assert local_server.status(tmp_path) is None
-    assert local_server.stop(tmp_path) is False
+    assert neo4j_server.status(tmp_path) is None
+    assert neo4j_server.stop(tmp_path) is False
 
 
 def test_cache_dir_follows_uhp_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("UHP_CACHE_DIR", str(tmp_path))
-    assert local_server.cache_dir("5.26.30") == tmp_path / "neo4j-5.26.30"
+    assert neo4j_server.cache_dir("5.26.30") == tmp_path / "neo4j-5.26.30"

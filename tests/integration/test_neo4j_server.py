@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from neo4j import GraphDatabase
 
-from provider.store import local_server
+from devtools import neo4j_server
 from tests.neo4j_target import Neo4jTarget
 
 
@@ -21,7 +21,7 @@ def test_provisioned_server_answers_return_1(neo4j_target: Neo4jTarget) -> None:
 
 
 def test_provisioned_server_is_5_26(neo4j_target: Neo4jTarget) -> None:
-    version = local_server.server_version(neo4j_target.uri, neo4j_target.user, neo4j_target.password)
+    version = neo4j_server.server_version(neo4j_target.uri, neo4j_target.user, neo4j_target.password)
     assert version.startswith("5.26."), neo4j_target.describe()
     assert neo4j_target.version == version
 
@@ -29,27 +29,27 @@ def test_provisioned_server_is_5_26(neo4j_target: Neo4jTarget) -> None:
 def test_local_start_returns_the_running_server(neo4j_target: Neo4jTarget) -> None:
     if neo4j_target.home is None:
         pytest.skip(f"the tests' Neo4j is not a local server ({neo4j_target.describe()})")
-    again = local_server.start(neo4j_target.home)
+    again = neo4j_server.start(neo4j_target.home)
     assert (again.pid, again.uri) == (neo4j_target.pid, neo4j_target.uri)
-    assert local_server.status(neo4j_target.home) == again
+    assert neo4j_server.status(neo4j_target.home) == again
 
 
 def test_local_home_keeps_data_and_password_across_restart(tmp_path: Path) -> None:
     _require_local_runtime()
     home = tmp_path / "neo4j"
     try:
-        first = local_server.start(home, heap="256m", pagecache="32m")
+        first = neo4j_server.start(home, heap="256m", pagecache="32m")
         _run(first, "CREATE (:LocalServerProbe {home: $home})", home=str(home))
-        assert local_server.stop(home) is True
-        assert local_server.status(home) is None
-        second = local_server.start(home, heap="256m", pagecache="32m")
+        assert neo4j_server.stop(home) is True
+        assert neo4j_server.status(home) is None
+        second = neo4j_server.start(home, heap="256m", pagecache="32m")
         assert second.password == first.password
         assert second.pid != first.pid
         rows = _run(second, "MATCH (p:LocalServerProbe) RETURN p.home AS home")
         assert rows == [str(home)]
     finally:
-        local_server.stop(home)
-    assert local_server.stop(home) is False
+        neo4j_server.stop(home)
+    assert neo4j_server.stop(home) is False
     shutil.rmtree(home)  # a data directory is worth keeping only while a failure is investigated
 
 
@@ -61,24 +61,24 @@ def test_a_home_starts_whatever_random_password_it_draws(
     monkeypatch.setattr(secrets, "token_urlsafe", lambda n: "-looks-like-an-option")
     home = tmp_path / "neo4j"
     try:
-        server = local_server.start(home, heap="256m", pagecache="32m")
+        server = neo4j_server.start(home, heap="256m", pagecache="32m")
         assert server.password.endswith("-looks-like-an-option")
         assert _run(server, "RETURN 1 AS one") == [1]
     finally:
-        local_server.stop(home)
+        neo4j_server.stop(home)
     shutil.rmtree(home)
 
 
 def _require_local_runtime() -> None:
     """Skip only where the tests' Neo4j came from elsewhere and this machine cannot run a local one."""
     try:
-        local_server.fetch()
-        local_server.java_command()
-    except local_server.LocalNeo4jError as e:
+        neo4j_server.fetch()
+        neo4j_server.java_command()
+    except neo4j_server.LocalNeo4jError as e:
         pytest.skip(f"no local Neo4j runtime on this machine: {e}")
 
 
-def _run(server: local_server.LocalServer, query: str, **params: str) -> list[object]:
+def _run(server: neo4j_server.LocalServer, query: str, **params: str) -> list[object]:
     with GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as driver:
         records, _, _ = driver.execute_query(query, params)
     return [r[0] for r in records]

@@ -1,9 +1,11 @@
-"""The query sandbox service's process on this machine: compiled once into the cache, started, stopped.
+"""The query sandbox service on this machine, for development and tests: compiled once, started, supervised.
 
-The service (sandbox/src, Java) runs on the JDK with the same Neo4j jars as the local test server.
+The service (sandbox/src, Java) runs on the JDK with the same Neo4j jars as the local Neo4j server.
 Its environment is built from nothing: a token made for it, its own limits, and PATH; no secret of
 the main service (database password, admin key) is in it. Started with `--stdin`, it stops when the
-process that started it closes its stdin, so it never outlives that process.
+process that started it closes its stdin, so it never outlives that process. A service that dies
+(killed, or out of heap outside a statement) is started again on the same port and token, as compose
+and `scripts/serve` do; the API only ever sees the URL and the token.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from provider.store import local_server
+from devtools import neo4j_server
 
-SOURCES = Path(__file__).resolve().parents[2] / "sandbox" / "src"
+SOURCES = Path(__file__).resolve().parents[1] / "sandbox" / "src"
 MAIN_CLASS = "uhp.sandbox.SandboxMain"
 READY_SECONDS = 60.0
+RETRY_SECONDS = 0.5
 
 
 class SandboxServiceError(Exception):
@@ -48,31 +51,10 @@ class Limits:
         }
 
 
-@dataclass
-class LocalSandbox:
-    """A running service this process started; `stop` ends it."""
-
-    url: str
-    token: str
-    process: subprocess.Popen[bytes]
-
-    def stop(self, timeout: float = 10.0) -> None:
-        if self.process.poll() is not None:
-            return
-        with contextlib.suppress(OSError):
-            if self.process.stdin is not None:
-                self.process.stdin.close()
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout)
-
-
 def runnable() -> bool:
     """Whether a local service can run here: a JDK with javac, and the jars or Maven to fetch them."""
     java = os.environ.get("JAVA_HOME") or shutil.which("java")
-    jars = (local_server.cache_dir() / ".complete").is_file() or shutil.which("mvn")
+    jars = (neo4j_server.cache_dir() / ".complete").is_file() or shutil.which("mvn")
     return bool(java and shutil.which("javac") and jars)
 
 
@@ -81,16 +63,16 @@ def classes(cache: Path) -> Path:
     sources = sorted(SOURCES.rglob("*.java"))
     if not sources:
         raise SandboxServiceError(f"the sandbox service's sources are missing ({SOURCES})")
-    digest = hashlib.sha256(local_server.NEO4J_VERSION.encode())
+    digest = hashlib.sha256(neo4j_server.NEO4J_VERSION.encode())
     for source in sources:
         digest.update(source.read_bytes())
     target = cache / f"sandbox-service-{digest.hexdigest()[:12]}"
     if (target / ".complete").is_file():
         return target
-    javac = shutil.which("javac", path=str(Path(local_server.java_command()).parent)) or shutil.which("javac")
+    javac = shutil.which("javac", path=str(Path(neo4j_server.java_command()).parent)) or shutil.which("javac")
     if javac is None:
         raise SandboxServiceError("javac (a JDK, not only a JRE) is needed to build the query sandbox")
-    lib = local_server.fetch()
+    lib = neo4j_server.fetch()
     scratch = Path(tempfile.mkdtemp(prefix="sandbox-service-", dir=cache))
     command = [javac, "-nowarn", "-d", str(scratch), "-cp", f"{lib}/*", *map(str, sources)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
@@ -106,9 +88,9 @@ def classes(cache: Path) -> Path:
 
 def command(cache: Path, limits: Limits) -> list[str]:
     """The java command line that runs the service."""
-    classpath = f"{classes(cache)}{os.pathsep}{local_server.fetch()}/*"
+    classpath = f"{classes(cache)}{os.pathsep}{neo4j_server.fetch()}/*"
     return [
-        local_server.java_command(),
+        neo4j_server.java_command(),
         f"-Xmx{limits.memory_mb}m",
         "-XX:+UseG1GC",
         "-cp",
@@ -126,21 +108,80 @@ def environment(token: str, limits: Limits, *, port: int = 0, work: Path | None 
     return env
 
 
+class LocalSandbox:
+    """A service this process started and keeps running until `stop`.
+
+    A service that ends on its own is started again on the same port with the same token within
+    seconds (`restarts` counts them), so a client that knows the URL reconnects by itself.
+    """
+
+    def __init__(self, cache: Path, limits: Limits, work: Path | None):
+        self.cache, self.limits, self.work = cache, limits, work
+        self.token = secrets.token_urlsafe(32)
+        self.restarts = 0
+        self._stopping = threading.Event()
+        self.process, port = self._launch(0)
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self._supervisor = threading.Thread(target=self._supervise, name="sandbox-supervisor", daemon=True)
+        self._supervisor.start()
+
+    def _launch(self, port: int) -> tuple[subprocess.Popen[bytes], int]:
+        process = subprocess.Popen(
+            [*command(self.cache, self.limits), "--stdin"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=environment(self.token, self.limits, port=port, work=self.work),
+            cwd=str(self.work or self.cache),
+        )
+        return process, _ready_port(process)
+
+    def _supervise(self) -> None:
+        """Waits on the service; when it ends and no one asked, starts it again on the same port."""
+        while not self._stopping.is_set():
+            self.process.wait()
+            while not self._stopping.is_set():
+                try:
+                    self.process, _ = self._launch(self.port)
+                except SandboxServiceError:
+                    self._stopping.wait(RETRY_SECONDS)  # the port may still be held for a moment
+                    continue
+                self.restarts += 1
+                break
+
+    def kill(self) -> int:
+        """SIGKILLs the running service (tests of supervision); returns the pid it had."""
+        process = self.process
+        process.kill()
+        return process.pid
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Ends the service for good: closes its stdin (it exits), killing it past `timeout`."""
+        self._stopping.set()
+        process = self.process
+        if process.poll() is None:
+            with contextlib.suppress(OSError):
+                if process.stdin is not None:
+                    process.stdin.close()
+            try:
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout)
+        self._supervisor.join(timeout)
+
+    def __enter__(self) -> LocalSandbox:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+
 def start(cache: Path, limits: Limits | None = None, work: Path | None = None) -> LocalSandbox:
-    """Starts a service on a free loopback port with a new token; waits until it is ready."""
-    limits = limits or Limits()
-    token = secrets.token_urlsafe(32)
+    """Starts a supervised service on a free loopback port with a new token; waits until it is ready."""
     if work is not None:
         work.mkdir(parents=True, exist_ok=True)
-    process = subprocess.Popen(
-        [*command(cache, limits), "--stdin"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env=environment(token, limits, work=work),
-        cwd=str(work or cache),
-    )
-    port = _ready_port(process)
-    return LocalSandbox(url=f"http://127.0.0.1:{port}", token=token, process=process)
+    return LocalSandbox(cache, limits or Limits(), work)
 
 
 def _ready_port(process: subprocess.Popen[bytes]) -> int:
@@ -161,7 +202,7 @@ def _ready_port(process: subprocess.Popen[bytes]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m provider sandbox`: runs the service in the foreground (UHP_SANDBOX_TOKEN required)."""
+    """`python -m devtools sandbox`: runs the service in the foreground (UHP_SANDBOX_TOKEN required)."""
     cache = Path(os.environ.get("UHP_CACHE_DIR") or Path.home() / ".cache" / "uhp-memory")
     token = os.environ.get("UHP_SANDBOX_TOKEN", "")
     if len(token) < 16:

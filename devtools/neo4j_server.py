@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import json
 import os
 import re
@@ -23,12 +22,14 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import AuthError, DriverError, Neo4jError
+
+from devtools import maven
 
 NEO4J_VERSION = "5.26.30"
 MIN_JAVA = 17
@@ -37,8 +38,6 @@ READY_TIMEOUT = 90.0
 FETCH_TIMEOUT = 1800.0
 MAIN_CLASS = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_CLASS = "org.neo4j.cli.AdminTool"
-# Pinned so a fetch does not depend on whichever plugin version Maven's metadata calls latest today.
-DEPENDENCY_GOAL = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies"
 _SIZE = re.compile(r"^\d+[kmgKMG]?$")
 _ERROR_LINE = re.compile(r"^\S+ \S+ ERROR ", re.MULTILINE)
 _CONSOLE_ERROR = re.compile(r"Exception|Error|Caused by")
@@ -61,22 +60,7 @@ _JVM_FLAGS = (
     "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
 )
 
-_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>local.uhp-memory</groupId>
-  <artifactId>neo4j-runtime</artifactId>
-  <version>{version}</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>org.neo4j.app</groupId><artifactId>neo4j-server</artifactId>
-      <version>{version}</version></dependency>
-    <dependency><groupId>org.neo4j</groupId><artifactId>neo4j</artifactId>
-      <version>{version}</version></dependency>
-  </dependencies>
-</project>
-"""
-
-_CONF = """# Written by provider/store/local_server.py on every start: edits here are overwritten.
+_CONF = """# Written by devtools/neo4j_server.py on every start: edits here are overwritten.
 # Loopback and Bolt only: the provider and the tests need nothing else, and every open port is exposure.
 server.default_listen_address=127.0.0.1
 server.bolt.enabled=true
@@ -168,49 +152,21 @@ def _java_major(java: str) -> int:
 def fetch(version: str = NEO4J_VERSION) -> Path:
     """The lib directory of the server's jars, downloaded with Maven on the first call only."""
     root = cache_dir(version)
-    marker = root / ".complete"
-    if marker.is_file():
+    if (root / ".complete").is_file():
         return root / "lib"
     java_command()  # Maven runs on it, and a JDK too old for the server is better reported now
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise LocalNeo4jError(
-            "mvn (Apache Maven) was not found on PATH: install it (e.g. apt-get install maven)"
-            " to fetch the local Neo4j, or set NEO4J_URI to a running Neo4j 5.26"
-        )
-    root.mkdir(parents=True, exist_ok=True)
-    with _locked(root / ".lock"):  # two test runs starting at once download once
-        if not marker.is_file():
-            _download(mvn, root, version)
-            marker.write_text(f"{version}\n")
-    return root / "lib"
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on `path` for the block; closing the file releases it."""
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-
-
-def _download(mvn: str, root: Path, version: str) -> None:
-    """Copy the runtime jars into root/lib through a scratch directory, so a failed run leaves no half."""
-    partial, lib = root / "lib.partial", root / "lib"
-    shutil.rmtree(partial, ignore_errors=True)
-    shutil.rmtree(lib, ignore_errors=True)
-    (root / "pom.xml").write_text(_POM.format(version=version))
-    print(f"neo4j: fetching Neo4j {version} from Maven Central into {lib} (once, ~125 MB)", file=sys.stderr)
-    cmd = [mvn, "-q", "-B", "-f", str(root / "pom.xml"), DEPENDENCY_GOAL]
-    cmd += [f"-DoutputDirectory={partial}", "-DincludeScope=runtime"]
+    server = ("org.neo4j.app", "neo4j-server", version)
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=FETCH_TIMEOUT, check=False)
-    except subprocess.TimeoutExpired as e:
-        raise LocalNeo4jError(f"Maven did not fetch Neo4j {version} within {FETCH_TIMEOUT:.0f} s") from e
-    if done.returncode != 0:
-        output = _last_lines(done.stdout + done.stderr, 30)
-        raise LocalNeo4jError(f"Maven could not fetch Neo4j {version} (exit {done.returncode}):\n{output}")
-    partial.rename(lib)
+        return maven.jars(
+            root,
+            "neo4j",
+            version,
+            [server, ("org.neo4j", "neo4j", version)],
+            timeout=FETCH_TIMEOUT,
+            size="~125 MB",
+        )
+    except maven.MavenError as e:
+        raise LocalNeo4jError(f"{e}; to run without it, set NEO4J_URI to a running Neo4j 5.26") from e
 
 
 def start(
