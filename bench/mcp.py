@@ -16,15 +16,11 @@ import argparse
 import asyncio
 import json
 import platform
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx2
-import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
@@ -36,28 +32,11 @@ from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import build_embedder
 from tests.neo4j_target import provision
+from tests.serving import served_in_thread
 
 RESULTS = Path(__file__).resolve().parent / "results" / "mcp.json"
 ASKED = {"query": "when does the customer renew?", "limit": 10}
 TOPICS = ("renewal", "pricing", "support", "onboarding", "security review")
-
-
-@contextmanager
-def served(settings: Settings) -> Iterator[str]:
-    embedder = build_embedder("onnx", MODEL, cache_dir=settings.cache_dir / "onnx", batch_size=64)
-    config = uvicorn.Config(create_app(settings, embedder=embedder), port=0, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise SystemExit("bench: uvicorn did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=60)
 
 
 async def setup(http: httpx2.AsyncClient, url: str, admin_key: str, count: int) -> tuple[str, str, str]:
@@ -146,7 +125,8 @@ def main() -> None:
     target = provision()
     try:
         settings = bench_settings(target, query_sandbox=False)
-        with served(settings) as url:
+        embedder = build_embedder("onnx", MODEL, cache_dir=settings.cache_dir / "onnx", batch_size=64)
+        for url in served_in_thread(create_app(settings, embedder=embedder)):
             report = asyncio.run(measure(url, settings, args.records, args.repeats))
         report |= {"neo4j": target.describe(), "machine": platform.platform()}
     finally:
