@@ -63,6 +63,26 @@ class Reach:
         return [mid for mid, privs in self.below.items() if privs and self.parents.get(mid) == self.memory_id]
 
 
+@dataclass(frozen=True)
+class Scope:
+    """The memories one search below a memory covers, and what `degraded` says about the cut."""
+
+    memory_ids: list[str]
+    degraded: list[str]
+
+
+def scope_for(reach: Reach, depth: int | None, cap: int) -> Scope:
+    """What recall, graph and queries search, by one rule.
+
+    The memory alone at depth 0, else it and each readable descendant, nearest first; cut at `cap`
+    memories, and `degraded` says so.
+    """
+    memory_ids = [reach.memory_id] if depth == 0 else reach.readable_scope()
+    if len(memory_ids) <= cap:
+        return Scope(memory_ids, [])
+    return Scope(memory_ids[:cap], [f"subtree:capped_at_{cap}_memories"])
+
+
 def require(privileges: frozenset[str], privilege: str) -> None:
     """404 when the caller holds nothing (unknown and forbidden look the same), 403 when it lacks one."""
     if not privileges:

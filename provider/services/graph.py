@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from provider import access
 from provider.errors import RecordNotFoundError
 from provider.models import Caller, GraphAsk
 from provider.services.records import RecordService
@@ -39,10 +40,8 @@ class GraphService:
         around, hops, types, limit = ask.around, ask.hops, ask.types, ask.limit
         reach = await self.tree.readable_scope(caller, memory_id, None)
         reach.require("read")
-        scope = reach.readable_scope()
-        # The same bound recall has, nearest memories first, and said in `degraded` when it cuts.
-        degraded = [f"subtree:capped_at_{self.subtree_cap}_memories"] if len(scope) > self.subtree_cap else []
-        scope = scope[: self.subtree_cap]
+        scoped = access.scope_for(reach, None, self.subtree_cap)
+        scope, degraded = scoped.memory_ids, scoped.degraded
         rows = await self.graph.nodes(scope, around, hops, types, limit + 1)
         if around is not None and not rows:
             raise RecordNotFoundError("No record with that id is in this memory or below it.", param="around")

@@ -235,12 +235,9 @@ class QueryService:
             raise _refusal(e) from e
 
     def _scope(self, reach: access.Reach, depth: int | None) -> tuple[list[str], list[str]]:
-        """The readable memories (the one asked first, as recall caps them), then sorted: the key."""
-        scope = reach.readable_scope() if depth != 0 else [reach.memory_id]
-        cap = self.limits.subtree_cap
-        if len(scope) <= cap:
-            return sorted(scope), []
-        return sorted(scope[:cap]), [f"subtree:capped_at_{cap}_memories"]
+        """The scope recall would search, sorted: the copy's key does not depend on the tree's order."""
+        scoped = access.scope_for(reach, depth, self.limits.subtree_cap)
+        return sorted(scoped.memory_ids), list(scoped.degraded)
 
     async def _in_sandbox(
         self, scope: list[str], version: tuple[int, ...], statement: str, params: dict[str, Any]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from provider import ids
+from provider import access, ids
 from provider.embeddings import Embedder
 from provider.models import Caller, MemoryView, ReadRecord, RecallAnswer, RecallAsk, RecordVersion
 from provider.services.filters import compile_filters
@@ -81,7 +81,8 @@ class RecallService:
             caller, memory_id, max(request.depth, 1) if request.depth is not None else None
         )
         reach.require("read")
-        scope, degraded = self._capped([memory_id] if request.depth == 0 else reach.readable_scope())
+        scoped = access.scope_for(reach, request.depth, self.subtree_cap)
+        scope, degraded = scoped.memory_ids, list(scoped.degraded)
         if request.text and words_cut(request.text):
             degraded.append(f"text:words_capped_at_{TEXT_WORDS}")
         dnf = compile_filters(request.filters, request.types)
@@ -120,11 +121,6 @@ class RecallService:
             fused, best, strategy, cut = await self._history(request, scope, dnf, instant, embedding)
             return fused, best, strategy, instant, cut
         return (*await self._current(request, scope, dnf, embedding), instant, [])
-
-    def _capped(self, scope: list[str]) -> tuple[list[str], list[str]]:
-        if len(scope) <= self.subtree_cap:
-            return scope, []
-        return scope[: self.subtree_cap], [f"subtree:capped_at_{self.subtree_cap}_memories"]
 
     async def _current(
         self, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None

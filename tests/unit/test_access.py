@@ -111,6 +111,19 @@ def test_reach_of_an_unseen_memory_is_not_visible() -> None:
         got.require("read")
 
 
+def test_one_scope_rule_searches_nearest_first_and_says_where_it_cut() -> None:
+    chain = [node("m", None, 0, R)]
+    below = [node("c1", "m", 1), node("g1", "c1", 2), node("c2", "m", 1), node("x", "m", 1, restricted=True)]
+    reach = access.reach("m", chain, below)
+    whole = access.scope_for(reach, None, 10)
+    assert whole.memory_ids[0] == "m" and sorted(whole.memory_ids) == ["c1", "c2", "g1", "m"]
+    assert whole.degraded == []
+    assert access.scope_for(reach, 0, 10) == access.Scope(["m"], [])
+    cut = access.scope_for(reach, None, 3)
+    assert cut.memory_ids == ["m", "c1", "c2"], "the grandchild is the one left out"
+    assert cut.degraded == ["subtree:capped_at_3_memories"]
+
+
 # --- entry points and the granted listing --------------------------------------------------------
 
 
