@@ -1,4 +1,4 @@
-"""Command line: `serve`, `mcp` (stdio), `neo4j start|status|stop|fetch`, and `admin` calls over HTTP."""
+"""Command line: `serve`, `mcp` (stdio), `neo4j start|status|stop|fetch`, `admin` over HTTP, and more."""
 
 from __future__ import annotations
 
@@ -160,6 +160,7 @@ def _parser() -> argparse.ArgumentParser:
         "sandbox", help="run the query sandbox service (UHP_SANDBOX_TOKEN, UHP_SANDBOX_*)", add_help=False
     )
     commands.add_parser("mcp", help="serve the memory tools over stdio as the member of UHP_API_KEY")
+    commands.add_parser("settings-table", help="print the settings table (--write: in docs/)", add_help=False)
     commands.add_parser("explorer-assets", help="fetch the explorer's graph script (pinned)")
     commands.add_parser("prepare", help="build the model's ONNX graph and fetch the explorer's script, once")
     admin = commands.add_parser("admin", help="members, keys, groups (UHP_URL, UHP_ADMIN_KEY)")
@@ -205,6 +206,10 @@ def main(argv: list[str] | None = None) -> int:
         from provider import cli_query
 
         return cli_query.main(argv[1:])
+    if argv[:1] == ["settings-table"]:
+        from provider import settings_table
+
+        return settings_table.main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "mcp":
         from provider.api.mcp import stdio
