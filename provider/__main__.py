@@ -1,4 +1,4 @@
-"""Command line: `serve`, `mcp` (stdio), `neo4j start|status|stop|fetch`, `admin` over HTTP, and more."""
+"""Command line: `serve`, `mcp` (stdio), `neo4j start|status|stop|fetch`, and `admin` calls over HTTP."""
 
 from __future__ import annotations
 
