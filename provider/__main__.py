@@ -159,6 +159,7 @@ def _parser() -> argparse.ArgumentParser:
         "query", help="run Cypher in a memory's query sandbox (UHP_URL, UHP_API_KEY)", add_help=False
     )
     commands.add_parser("mcp", help="serve the memory tools over stdio as the member of UHP_API_KEY")
+    commands.add_parser("settings-table", help="print the settings table (--write: in docs/)", add_help=False)
     commands.add_parser("explorer-assets", help="fetch the explorer's graph script (pinned)")
     commands.add_parser("prepare", help="build the model's ONNX graph and fetch the explorer's script, once")
     admin = commands.add_parser("admin", help="members, keys, groups (UHP_URL, UHP_ADMIN_KEY)")
@@ -196,6 +197,10 @@ def main(argv: list[str] | None = None) -> int:
         from provider import cli_query
 
         return cli_query.main(argv[1:])
+    if argv[:1] == ["settings-table"]:
+        from provider import settings_table
+
+        return settings_table.main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "mcp":
         from provider.api.mcp import stdio

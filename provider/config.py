@@ -15,7 +15,7 @@ KNOWN_DEFAULT_KEYS = frozenset({"", "admin", "changeme", "secret", "password", "
 
 @dataclass(frozen=True)
 class Limits:
-    """Every bound on what a caller sends; README lists each with its setting."""
+    """Every bound on what a caller sends; docs/SECURITY.md lists each with its setting."""
 
     json_depth: int = 32  # nesting of a whole body
     text_chars: int = 200_000  # characters in one text part, a title-less text, a query string
@@ -31,119 +31,216 @@ class Limits:
 
 
 class Settings(BaseSettings):
-    """Everything the service can be told; environment names are listed in the README."""
+    """Everything the service can be told; docs/CONFIGURATION.md lists it, generated from here.
 
-    model_config = SettingsConfigDict(env_prefix="UHP_", extra="ignore")
+    Each field's docstring is its description in that table (`python -m provider settings-table`).
+    """
+
+    model_config = SettingsConfigDict(env_prefix="UHP_", extra="ignore", use_attribute_docstrings=True)
 
     environment: Literal["development", "test", "production"] = "production"
+    """`development`, `test` or `production`. Production refuses a default admin key and warms the
+    query sandbox at boot."""
     admin_key: SecretStr = SecretStr("")
+    """The operator's key for `/v1/admin/*`; refused when empty or a known default (`admin`,
+    `changeme`, ...) unless `UHP_ENVIRONMENT` is `development` or `test`."""
     host: str = "127.0.0.1"
+    """The address the API listens on (`serve --host` overrides it)."""
     port: int = 8080
+    """The port the API listens on (`serve --port` overrides it)."""
 
     neo4j_uri: str = Field("", validation_alias=AliasChoices("NEO4J_URI", "UHP_NEO4J_URI"))
+    """Neo4j 5.26 or newer: `bolt://` for one server, `neo4j://` to route over a cluster or Aura, each
+    also as `+s` or `+ssc` for TLS. Required by `serve`; `scripts/serve` starts a local Neo4j when unset."""
     neo4j_user: str = Field("neo4j", validation_alias=AliasChoices("NEO4J_USER", "UHP_NEO4J_USER"))
+    """The Neo4j user."""
     neo4j_password: SecretStr = Field(
         SecretStr(""), validation_alias=AliasChoices("NEO4J_PASSWORD", "UHP_NEO4J_PASSWORD")
     )
+    """The Neo4j user's password."""
     neo4j_database: str = "neo4j"
+    """The database everything is kept in."""
 
     embedding_model: str = "all-MiniLM-L6-v2"
+    """The embedding model: one shipped inside a PyPI package, loaded offline."""
     embedding_dimension: int = 384
+    """Not read: the vector index takes the dimension the loaded model reports."""
     embedding_batch_size: int = 64
+    """Texts the encoder takes in one batch."""
     embedding_runtime: Literal["onnx", "torch"] = "onnx"
-    embedding_threads: NonNegativeInt = 0  # onnxruntime's threads for batches; 0: one per core
-    embedding_question_threads: NonNegativeInt = 1  # for a single text (a question, one remember)
+    """`onnx`: the packaged weights written once as an ONNX graph and run by onnxruntime, without torch
+    (within 1e-4 of sentence-transformers' vectors). `torch`: sentence-transformers itself, from the
+    `torch` extra, which no install brings by default."""
+    embedding_threads: NonNegativeInt = 0
+    """onnxruntime's threads for a batch of texts (bulk import, observe, re-embedding); `0`: one per core."""
+    embedding_question_threads: NonNegativeInt = 1
+    """onnxruntime's threads for one text (a recall's question, one remember), on a session of its own;
+    the weights are held twice when this differs from `UHP_EMBEDDING_THREADS`."""
     cache_dir: Path = Path.home() / ".cache" / "uhp-memory"
+    """Where the exported ONNX graph lives (and, for the scripts, the Python environment and the Neo4j
+    jars)."""
 
-    # Where file bytes live (README "Several instances"): a directory for one instance, an S3-compatible
-    # bucket that several share. Empty S3 credentials leave boto3 its own chain (environment, role).
+    # Where file bytes live (docs/OPERATIONS.md "Several instances"): a directory for one instance, an
+    # S3-compatible bucket that several share. Empty S3 credentials leave boto3 its own chain.
     file_store: Literal["directory", "s3"] = "directory"
+    """Where file bytes are kept, by content: `directory` (in `UHP_FILE_DIR`, one instance) or `s3` (an
+    S3-compatible bucket several instances share)."""
     file_dir: Path = Path(".local/files")
-    metrics: bool = True  # GET /metrics, Prometheus text (README "Operators: metrics, logs, readiness")
-    log_format: Literal["json", "text"] = "json"
-    log_level: str = "INFO"
-    explorer: bool = True  # the page for people at /explorer/ (README "The explorer")
-    explorer_assets_dir: Path | None = None  # its vendored graph script; None: <cache_dir>/explorer
+    """The directory store's folder."""
     s3_bucket: str = ""
+    """The bucket; required with `UHP_FILE_STORE=s3`, and it must exist."""
     s3_prefix: str = ""
-    s3_endpoint: str = ""  # empty: AWS S3 itself
+    """Put before every key, without a leading slash: `files/` gives `files/<aa>/<sha256>`, and uploads
+    under way go under `files/incoming/`."""
+    s3_endpoint: str = ""
+    """Another S3-compatible store (SeaweedFS, MinIO, Ceph, R2), addressed by path; empty: AWS S3."""
     s3_region: str = "us-east-1"
+    """The bucket's region."""
     s3_access_key_id: str = ""
+    """The store's access key id; empty, with the secret too, leaves boto3 its own chain (`AWS_*`
+    variables, a profile, an instance role)."""
     s3_secret_access_key: SecretStr = SecretStr("")
-    s3_part_bytes: int = Field(8 * 1024 * 1024, ge=5 * 1024 * 1024)  # S3's smallest part but the last
+    """The store's secret key (empty: boto3's own chain)."""
+    s3_part_bytes: int = Field(8 * 1024 * 1024, ge=5 * 1024 * 1024)
+    """One part of a multipart upload, at least 5 MiB (S3's floor): the most one upload holds in memory.
+    A smaller file is put whole."""
     content_media: list[str] = ["text/*", "image/*", "application/pdf", "audio/*"]
-    # What one principal's uploads may hold at once (README "Files"): past either, 429 quota_exhausted.
-    # An upload no record names after the grace is reclaimed by the sweeper, giving its share back.
+    """Media types a file part may have; any other is refused with `memory_unsupported`."""
+    # What one principal's uploads may hold at once (docs/SECURITY.md "Files"): past either, 429
+    # quota_exhausted. An upload no record names after the grace is reclaimed by the sweeper.
     file_quota_bytes: PositiveInt = 1024 * 1024 * 1024
+    """The most bytes one principal's uploads hold at once; an upload past it is 429 `quota_exhausted`."""
     file_quota_files: PositiveInt = 10_000
+    """The most files one principal's uploads hold at once; past it the same 429."""
     file_orphan_grace_seconds: NonNegativeInt = 24 * 3600
+    """An upload no record has named for this long is reclaimed by the sweeper: its bytes, its metadata
+    and its share of the quota."""
     subtree_cap: int = 5000
+    """The most memories one recall, graph or query covers; a cut is said in `degraded`."""
     abstain_below: float = 0.5
+    """A recall asked by `query` alone abstains when its best cosine similarity is below this
+    (`bench.calibrate_abstain`)."""
     # None: meaning and words fused by rank (RRF, main's before issue 17); a number: by score, words
     # weighing this much. 0.7 and query words measured best on LoCoMo's development split (bench.quality).
     recall_words_weight: float | None = 0.7
-    recall_query_words: bool = True  # a `query` also searches its own content words
-    recall_candidates: int = 20  # each signal's candidates before fusion (at least twice the limit)
+    """How meaning and words are fused: each list's scores scaled to [0, 1], words weighing this much and
+    meaning the rest; `null`: by rank (RRF, k = 60)."""
+    recall_query_words: bool = True
+    """A `query` is also searched in full text by its own content words (its grammar words dropped);
+    `why` names `query_words` for the hits they find."""
+    recall_candidates: int = 20
+    """Candidates each signal brings to the fusion; twice the recall's `limit` when that is more."""
     # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact
     # question scans in Cypher); keyed by each memory's records_version, so never stale.
     recall_vector_cache_mb: NonNegativeInt = 256
+    """Memory for the embeddings of small scopes (up to 5,000 records), scored with numpy instead of a
+    scan in Cypher; `0` turns it off."""
     # The newest versions an as_of or include=all recall ranks (in Neo4j; only the top rows come back).
     recall_history_window: PositiveInt = 2_000
+    """The most versions an `as_of` or `include: all` recall ranks: the newest ones current at the
+    instant; past it `degraded` says `history:capped_at_<n>_versions`."""
     duplicate_similarity: float = 0.95
+    """Consolidation forgets a later fact about the same subject at least this similar to an earlier
+    one."""
     consolidation_budget: int = 1000
+    """Records one consolidation run examines when the request sets no `budget.limit`."""
     provider_id: str = "neo4j"
+    """This provider's id: in the capability document, on memories it holds, and in `written_by` of
+    what it writes itself (observe, consolidation)."""
 
     # The query sandbox (docs/QUERIES.md): without it, named and free queries are not run or declared.
     # The sandbox is its own service (sandbox/, started by compose or scripts/serve), called at
     # query_sandbox_url with its own token; with no URL, queries are off. Its memory and work folder
     # are its own settings (UHP_SANDBOX_*), read by the sandbox service, not here.
     query_sandbox: bool = True
+    """Run named and free queries in the query sandbox service (sandbox/: embedded Neo4j on JDK 17);
+    `false`: no query runs and `queries.free` is not declared."""
     query_sandbox_url: str | None = None
+    """The sandbox service (compose: `http://sandbox:7688`, `scripts/serve`: `http://127.0.0.1:7688`).
+    Unset, queries are off: the API never starts a JVM."""
     query_sandbox_token: SecretStr = SecretStr("")
-    query_sandbox_prestart: bool | None = None  # warm it at boot; None: in production only
+    """The bearer token the sandbox service was started with (`UHP_SANDBOX_TOKEN` on its side): a secret
+    of its own, never the database password or the admin key."""
+    query_sandbox_prestart: bool | None = None
+    """Warm the sandbox at boot (a synthetic copy loaded and queried), not on first use; unset: in
+    production only."""
     query_timeout_ms: int = 2000
+    """One statement's time limit; a cut is said in `degraded`."""
     query_row_cap: int = 1000
+    """The most rows one statement answers; a cut is said in `degraded`."""
     # The JSON bytes of one answer, counted in the sandbox as its rows are converted: the row that
     # would pass it is dropped and `degraded` says so (the sandbox's own ceiling is 16 MiB).
     query_answer_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, le=16 * 1024 * 1024)
+    """An answer's JSON bytes (1 KiB to 16 MiB), counted in the sandbox as rows are converted: the row
+    past it is dropped and `degraded` says `query:answer_capped_at_<n>_bytes`."""
     query_max_records: int = 200_000
+    """The largest scope a sandbox takes; a larger one is `memory_unsupported`."""
 
-    # The edge and the database's bounds (README "What the edge refuses before routing"): a body past
+    # The edge and the database's bounds (docs/SECURITY.md "What the edge refuses"): a body past
     # its cap is refused with 413 before the app reads it; every main-database transaction has a
     # timeout, the bulk statements (batched deletes, imports, a scope's copy) a longer one.
     max_body_bytes: PositiveInt = 8 * 1024 * 1024
-    max_upload_bytes: PositiveInt = 64 * 1024 * 1024  # the whole multipart body of POST /v1/files
+    """The largest request body; past it 413 `uhp_memory.body_too_large`, before the body is read."""
+    max_upload_bytes: PositiveInt = 64 * 1024 * 1024
+    """The largest `POST /v1/files` body (the whole multipart request); past it 413 `file_too_large`."""
     statement_timeout_ms: PositiveInt = 10_000
+    """The transaction timeout of every statement on the main database; a statement stopped at it is
+    503 `memory_unavailable` ("took too long")."""
     bulk_statement_timeout_ms: PositiveInt = 120_000
+    """The same for the bulk statements (`BULK_STATEMENTS` in `provider/store/driver.py`: batched memory
+    deletes, bulk import, re-embedding, erase, a scope's copy for the sandbox)."""
     # How long a request's UHP-Bookmark may make it wait for the database to reach that point before
     # it is refused (422): a bookmark from the future would otherwise hold each of its sessions.
     bookmark_wait_ms: PositiveInt = 1_000
+    """How long a request's `UHP-Bookmark` may wait, once, for the database to reach it; one still ahead
+    then is 422 `invalid_input`."""
 
-    # The MCP tools (README "Agents: the MCP server"): the most characters one tool result carries.
+    # The MCP tools (docs/MCP.md): the most characters one tool result carries.
     mcp_max_result_chars: int = Field(60_000, ge=2_000)
+    """The most characters of JSON one MCP tool answer carries (at least 2,000); past it whole list items
+    are left out from the end and the answer says how many."""
 
-    # How long the service waits on Neo4j (README "When Neo4j is away"): one connection attempt; a
+    # How long the service waits on Neo4j (docs/OPERATIONS.md "When Neo4j is away"): one connection attempt; a
     # connection from the pool (opening one included); the idle time after which a pooled connection is
     # probed before use (0: always); and the retry budgets of a failed transaction, one for Neo4j out of
     # reach (short: a quick 503 beats a hang), one for a passing conflict such as a deadlock (longer).
     neo4j_connection_timeout_ms: PositiveInt = 3_000
+    """One TCP connection attempt to Neo4j."""
     neo4j_acquisition_timeout_ms: PositiveInt = 5_000
+    """The wait for a pooled connection, opening one and its Bolt handshake included (keep it above the
+    connection timeout); also the bound on `/readyz`'s probe."""
     neo4j_liveness_check_ms: int = Field(10_000, ge=0)
+    """A pooled connection idle this long is probed before use (`0`: always), so one Neo4j dropped is
+    replaced rather than failing a transaction."""
     neo4j_unreachable_retry_ms: int = Field(2_000, ge=0)
+    """How long a transaction is retried while Neo4j cannot be reached; then 503 `memory_unavailable`."""
     neo4j_transient_retry_ms: int = Field(10_000, ge=0)
+    """How long a transaction is retried after a deadlock or a write racing another; then 503."""
 
-    # What one request may carry (README "Bounds on what a caller sends"); protocol/wire.py applies them.
+    # What one request may carry (docs/SECURITY.md "Bounds on what a caller sends"); protocol/wire.py
+    # applies them.
     max_json_depth: PositiveInt = 32
+    """Nesting of a whole body, refused before it can reach a store or a reader."""
     max_text_chars: PositiveInt = 200_000
+    """Characters in one text part, a `query`, a `text`, a filter's string value."""
     max_parts: PositiveInt = 256
+    """Content parts in one record."""
     max_attribute_depth: PositiveInt = 8
+    """Nesting inside `attributes` (and an extension part's fields)."""
     max_attribute_keys: PositiveInt = 512
+    """Keys in `attributes`, counted at every level."""
     max_attribute_bytes: PositiveInt = 65_536
+    """`attributes` as compact UTF-8 JSON."""
     max_attribute_key_chars: PositiveInt = 128
+    """One key in `attributes` (each new key becomes a property name in Neo4j)."""
     max_references: PositiveInt = 256
+    """References in one record."""
     max_list_items: PositiveInt = 1_000
+    """Items in `types` and in an `in` filter's values."""
     max_filter_terms: PositiveInt = 64
+    """Terms and combinators in one filter (nested at most 6 levels)."""
     max_schema_bytes: PositiveInt = 65_536
+    """A named query's params schema as compact JSON."""
 
     def limits(self) -> Limits:
         """The request bounds as the wire models read them."""
@@ -161,13 +258,31 @@ class Settings(BaseSettings):
             schema_bytes=self.max_schema_bytes,
         )
 
-    # Leases on multi-step writes (README "What survives what"): a key or a run whose owner stops
+    # Leases on multi-step writes (docs/OPERATIONS.md "What survives what"): a key or a run whose owner stops
     # renewing for this long is taken over; the sweeper clears what dead processes left.
     lease_ms: PositiveInt = 30_000
+    """The lease on an `Idempotency-Key`'s first request, a consolidation run and an observe job: renewed
+    every third of it while the work runs, taken over once it runs out."""
     # 0: no sweeping in the background at all (not even at start-up); something else calls the sweep,
     # e.g. a test that must not race a sweeper it does not control, or one instance of several.
     sweep_seconds: NonNegativeInt = 300
-    observe_sync_max: PositiveInt = 100  # more episodes than this in one observe: 202 with a job
+    """How often the sweeper runs (it runs at start-up too); `0` turns background sweeping off."""
+    observe_sync_max: PositiveInt = 100
+    """An observe of more episodes than this answers 202 with a job (as one sent with `Prefer:
+    respond-async` does)."""
+
+    # What operators and people see (docs/OPERATIONS.md "Metrics, logs, readiness", docs/EXPLORER.md).
+    metrics: bool = True
+    """Serve `GET /metrics` (Prometheus text format)."""
+    log_format: Literal["json", "text"] = "json"
+    """`json` lines or `text`, for `python -m provider serve`'s logs."""
+    log_level: str = "INFO"
+    """The level of `python -m provider serve`'s logs."""
+    explorer: bool = True
+    """Serve the explorer, the page for people, at `/explorer/`; `false`: those paths are 404."""
+    explorer_assets_dir: Path | None = None
+    """Where `python -m provider explorer-assets` puts the graph script the page loads; unset:
+    `<UHP_CACHE_DIR>/explorer`."""
 
     @model_validator(mode="after")
     def _refuse_default_admin_key(self) -> Settings:
@@ -179,7 +294,7 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _known_uri_scheme(self) -> Settings:
         # bolt:// reaches one server; neo4j:// (and +s, +ssc for TLS) routes: writes to the leader, reads
-        # to followers, as a cluster or Aura needs (README "Several instances").
+        # to followers, as a cluster or Aura needs (docs/OPERATIONS.md "Several instances").
         scheme = self.neo4j_uri.split("://", 1)[0] if "://" in self.neo4j_uri else ""
         if self.neo4j_uri and scheme not in NEO4J_SCHEMES:
             raise ValueError(f"NEO4J_URI must start with one of {', '.join(sorted(NEO4J_SCHEMES))}://")

@@ -4,7 +4,7 @@ A request may carry the bookmarks an earlier answer gave (comma-separated); its 
 the database holds those writes. An answer to a request that wrote carries the bookmarks after its
 writes. On one Neo4j server every read already sees every commit, so the header changes nothing
 there; on a cluster it is what lets a client read its own writes through another instance
-(README "Several instances").
+(docs/OPERATIONS.md "Several instances").
 
 The header is read only once the edge has authenticated the caller: a stranger's made-up bookmark
 never reaches Neo4j. And the wait is bounded: the database is asked once, within

@@ -81,7 +81,7 @@ ATTEMPT_GRACE_S = 3.0
 
 @dataclass(frozen=True)
 class Patience:
-    """How long the store waits on Neo4j; the settings of README "When Neo4j is away".
+    """How long the store waits on Neo4j; the settings of docs/OPERATIONS.md "When Neo4j is away".
 
     Two retry budgets, because the two failures want opposite things: while Neo4j cannot be reached a
     quick 503 serves the caller better than a long wait, while a deadlock or a write racing another one

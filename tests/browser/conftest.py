@@ -70,7 +70,7 @@ def page(browser: Browser, live: LiveServer) -> Iterator[Page]:
 
 
 def shot(page: Page, name: str) -> None:
-    """A screenshot per view, under .local/screenshots/ (looked at; the README shows one)."""
+    """A screenshot per view, under .local/screenshots/ (looked at; docs/EXPLORER.md shows two)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
 

@@ -2,7 +2,7 @@
 
 A Neo4j of its own (the shared one is never stopped), started in a pytest home and stopped, started
 again on the same home, and frozen (SIGSTOP: a server that accepts connections and answers nothing).
-The bounds asserted are the ones README "When Neo4j is away" documents for the default settings.
+The bounds asserted are the ones docs/OPERATIONS.md "When Neo4j is away" documents for the default settings.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ package uhp.sandbox;
 import java.util.Map;
 
 /**
- * The service's settings, from its environment (documented in the README's settings table): the
+ * The service's settings, from its environment (documented in docs/QUERIES.md, "Settings"): the
  * memory it declares, what one scope may use of it, and how many statements run at once.
  */
 record Limits(
