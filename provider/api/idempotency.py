@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from provider.errors import ConflictError, ProviderError
 from provider.models import Caller
 from provider.protocol.errors import envelope
-from provider.services.idempotency import Claim, IdempotencyService, Replay, digest
+from provider.services.records.idempotency import Claim, IdempotencyService, Replay, digest
 
 log = logging.getLogger("provider.api.idempotency")
 WRITES = ("POST", "PUT", "PATCH", "DELETE")

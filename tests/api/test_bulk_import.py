@@ -17,9 +17,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from provider.errors import MemoryNotFoundError
-from provider.services.bulk_import import BulkImporter, ImportSummary
-from provider.services.records import PreparedBatch
-from provider.services.reembed import Reembedder
+from provider.services.records.bulk_import import BulkImporter, ImportSummary
+from provider.services.records.reembed import Reembedder
+from provider.services.records.service import PreparedBatch
 from tests.api.lifecycle_support import cypher
 from tests.api.records_support import Lab, caller_of, ok, tag, texts
 from tests.conftest import Member

@@ -11,7 +11,7 @@ from provider.api.docs import answers
 from provider.api.idempotency import idempotent, seed_of
 from provider.protocol.memories import MemoryCreate, MemoryUpdate, memory_json, memory_page_json
 from provider.protocol.responses import MemoryDeletedOut, MemoryListOut, MemoryOut
-from provider.services.tree import MemoryChanges, MemoryDraft
+from provider.services.tree.memories import MemoryChanges, MemoryDraft
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
 

@@ -17,10 +17,10 @@ from provider.errors import (
     ProviderError,
 )
 from provider.models import Caller, RecordVersion, Writer
-from provider.services.consolidation_rules import decide
-from provider.services.records import RecordService
-from provider.services.tree import TreeService
-from provider.services.types import attributes as kinds
+from provider.services.lifecycle.rules import decide
+from provider.services.records import attributes as kinds
+from provider.services.records.service import RecordService
+from provider.services.tree.memories import TreeService
 from provider.services.types.catalog import ENTITY_TYPES
 from provider.store.consolidations import Neo4jConsolidationStore
 
@@ -70,7 +70,7 @@ def net_changes(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class EntityFolder(Protocol):
-    """Folds a duplicate person or company into the record kept (services/types/merge.py)."""
+    """Folds a duplicate person or company into the record kept (services/lifecycle/merge.py)."""
 
     async def handled(self, run: Run, duplicate_id: str, kept_id: str) -> bool:
         """True when it merged the pair (or left it, unable to); False when the pair is not its kind."""

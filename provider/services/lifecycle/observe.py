@@ -15,9 +15,9 @@ from typing import Any
 from provider import access, ids
 from provider.models import Caller, ReadRecord, Writer
 from provider.protocol.record_requests import EpisodeIn
-from provider.services import content as rules
-from provider.services.records import RecordService
-from provider.services.tree import TreeService
+from provider.services.records import content as rules
+from provider.services.records.service import RecordService
+from provider.services.tree.memories import TreeService
 from provider.services.types.catalog import ENTITY_TYPES
 from provider.services.types.names import NameMatcher
 

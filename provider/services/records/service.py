@@ -25,10 +25,10 @@ from provider.models import (
     StoredRecord,
     Writer,
 )
-from provider.services.files import FileService
-from provider.services.references import ReferenceResolver
-from provider.services.tree import TreeService, decode_cursor, encode_cursor
-from provider.services.types import attributes as kinds
+from provider.services.records import attributes as kinds
+from provider.services.records.files import FileService
+from provider.services.records.references import ReferenceResolver
+from provider.services.tree.memories import TreeService, decode_cursor, encode_cursor
 from provider.store.records import Neo4jRecordStore
 
 REVISE_ATTEMPTS = 5

@@ -14,11 +14,11 @@ from typing import Any
 from provider import access
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError, RecordNotFoundError
 from provider.models import Caller, OperationAsk, OperationOutcome, ReadRecord, StoredRecord
-from provider.services.consolidation import ConsolidationService
-from provider.services.records import RecordService, writer_of
-from provider.services.tree import TreeService
+from provider.services.lifecycle.consolidation import ConsolidationService
+from provider.services.lifecycle.merge import EntityMerger
+from provider.services.records.service import RecordService, writer_of
+from provider.services.tree.memories import TreeService
 from provider.services.types import catalog
-from provider.services.types.merge import EntityMerger
 from provider.services.types.names import IDENTIFYING, names_of, primary_name
 
 UNKNOWN_RECORD = "No record with that id is in this memory."

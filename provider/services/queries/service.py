@@ -20,8 +20,9 @@ from provider.errors import MemoryInvalidError, MemoryUnsupportedError
 from provider.models import Caller, ReadRecord, RecallAnswer, Writer
 from provider.sandbox.client import SandboxResult
 from provider.sandbox.pool import SandboxPool
-from provider.services import params_schema
-from provider.services.named_queries import (
+from provider.services.queries.fence import written_by
+from provider.services.queries.gate import StatementRefused, check_plan, check_statement
+from provider.services.queries.named import (
     LANGUAGE,
     NamedQuery,
     NamedQueryNotFoundError,
@@ -30,10 +31,9 @@ from provider.services.named_queries import (
     definition_of,
     from_row,
 )
-from provider.services.query_fence import written_by
-from provider.services.query_gate import StatementRefused, check_plan, check_statement
-from provider.services.references import ReferenceResolver
-from provider.services.tree import TreeService
+from provider.services.records.references import ReferenceResolver
+from provider.services.schemas import params as params_schema
+from provider.services.tree.memories import TreeService
 from provider.store.driver import Neo4jStore
 from provider.store.named_queries import Neo4jNamedQueryStore
 from provider.store.projection import Neo4jProjectionStore

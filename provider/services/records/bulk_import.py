@@ -22,7 +22,7 @@ from provider.errors import MemoryInvalidError
 from provider.models import Caller, RecordDraft
 from provider.protocol.record_requests import RecordCreate
 from provider.protocol.wire import parse
-from provider.services.records import PreparedBatch, RecordService
+from provider.services.records.service import PreparedBatch, RecordService
 
 Numbered = tuple[int, RecordDraft]
 

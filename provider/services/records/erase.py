@@ -11,9 +11,9 @@ from typing import Any
 from provider import ids
 from provider.errors import RecordNotFoundError
 from provider.models import Caller
-from provider.services.files import FileService
-from provider.services.references import ReferenceResolver
-from provider.services.tree import TreeService
+from provider.services.records.files import FileService
+from provider.services.records.references import ReferenceResolver
+from provider.services.tree.memories import TreeService
 from provider.store.records import Neo4jRecordStore
 
 # What stays behind after an erase, outside the provider's reach until time passes. Each entry is

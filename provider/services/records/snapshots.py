@@ -7,7 +7,7 @@ from typing import Any
 from provider import ids
 from provider.errors import MemoryNotFoundError
 from provider.models import Caller
-from provider.services.tree import TreeService
+from provider.services.tree.memories import TreeService
 from provider.store.records import Neo4jRecordStore
 
 

@@ -7,7 +7,7 @@ import re
 from provider import ids
 from provider.errors import GrantNotFoundError, MemoryInvalidError, MemoryNotFoundError
 from provider.models import ALL_PRIVILEGES, Caller, GrantView
-from provider.services.tree import TreeService
+from provider.services.tree.memories import TreeService
 from provider.store.grants import Neo4jGrantStore
 
 PRINCIPAL = re.compile(r"^(member|group|x\.[a-z0-9_.-]+):.+$")

@@ -19,9 +19,9 @@ from provider.errors import JobNotFoundError, ProviderError
 from provider.models import Caller, ReadRecord
 from provider.protocol.record_requests import EpisodeIn, ObserveRequest
 from provider.protocol.wire import parse
-from provider.services.observe import ObserveService
-from provider.services.records import RecordService
-from provider.services.tree import TreeService
+from provider.services.lifecycle.observe import ObserveService
+from provider.services.records.service import RecordService
+from provider.services.tree.memories import TreeService
 from provider.store.jobs import Neo4jJobStore
 
 log = logging.getLogger("provider.jobs")

@@ -14,7 +14,7 @@ from provider.errors import (
     MemoryNotFoundError,
 )
 from provider.models import Caller, ordered_privileges
-from provider.services.tree import TreeService
+from provider.services.tree.memories import TreeService
 from provider.store.harnesses import Neo4jHarnessStore
 
 

@@ -18,9 +18,9 @@ from provider import ids
 from provider.errors import MemoryInvalidError, UnavailableError
 from provider.models import RecordVersion, StoredRecord, Writer
 from provider.protocol.wire import current_limits
-from provider.services.consolidation import Run
-from provider.services.records import RecordService
-from provider.services.types import attributes as kinds
+from provider.services.lifecycle.consolidation import Run
+from provider.services.records import attributes as kinds
+from provider.services.records.service import RecordService
 from provider.services.types.catalog import ADDED
 from provider.services.types.names import folded
 from provider.store.consolidations import Neo4jConsolidationStore

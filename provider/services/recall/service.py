@@ -8,11 +8,11 @@ from typing import Any
 from provider import access, ids
 from provider.embeddings import Embedder
 from provider.models import Caller, MemoryView, ReadRecord, RecallAnswer, RecallAsk, RecordVersion
-from provider.services.filters import compile_filters
-from provider.services.fusion import Fused, fuse, fuse_scores
-from provider.services.query_words import query_words
-from provider.services.records import RecordService
-from provider.services.tree import TreeService
+from provider.services.recall.filters import compile_filters
+from provider.services.recall.fusion import Fused, fuse, fuse_scores
+from provider.services.recall.words import query_words
+from provider.services.records.service import RecordService
+from provider.services.tree.memories import TreeService
 from provider.store.recall import TEXT_WORDS, Neo4jRecallStore, words_cut
 
 SIGNALS = ("query", "text", "filters")

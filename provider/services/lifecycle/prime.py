@@ -8,8 +8,8 @@ from typing import Any
 from provider import ids
 from provider.embeddings import TokenCounter
 from provider.models import Caller, RecordVersion
-from provider.services.content import words_of
-from provider.services.tree import TreeService
+from provider.services.records.content import words_of
+from provider.services.tree.memories import TreeService
 from provider.store.records import Neo4jRecordStore
 
 MAX_STANDING = 500

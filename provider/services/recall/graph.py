@@ -7,8 +7,8 @@ from typing import Any
 from provider import access
 from provider.errors import RecordNotFoundError
 from provider.models import Caller, GraphAsk
-from provider.services.records import RecordService
-from provider.services.tree import TreeService
+from provider.services.records.service import RecordService
+from provider.services.tree.memories import TreeService
 from provider.store.graph import Neo4jGraphStore
 from provider.store.recall import Neo4jRecallStore
 
