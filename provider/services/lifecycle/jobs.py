@@ -20,9 +20,11 @@ from provider.models import Caller, ReadRecord
 from provider.protocol.record_requests import EpisodeIn, ObserveRequest
 from provider.protocol.wire import parse
 from provider.services.lifecycle.observe import ObserveService
+from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 from provider.store.jobs import Neo4jJobStore
+from provider.store.records import Neo4jRecordStore
 
 log = logging.getLogger("provider.jobs")
 KEEP_MS = 48 * 3600 * 1000
@@ -38,9 +40,12 @@ class ObserveJobs:
         records: RecordService,
         jobs: Neo4jJobStore,
         *,
+        record_store: Neo4jRecordStore,
+        references: ReferenceResolver,
         lease_ms: int,
         concurrent: int = 2,
     ):
+        self.record_store, self.references = record_store, references
         # However many jobs callers start, this process runs at most `concurrent` at once; the rest
         # wait their turn (or are taken over by another instance once their first lease runs out).
         self.slots = asyncio.Semaphore(concurrent)
@@ -134,10 +139,10 @@ class ObserveJobs:
             raise JobNotFoundError("No job with that id is in this memory.", param="job_id")
         versions = []
         for record_id in row["record_ids"]:
-            stored = await self.records.records.read(record_id)
+            stored = await self.record_store.read(record_id)
             if stored is not None:
                 versions.append(stored.latest())
-        return row, await self.records.references.for_reads(caller, versions)
+        return row, await self.references.for_reads(caller, versions)
 
     async def resume_abandoned(self, limit: int = 20) -> int:
         """Runs jobs whose runner died (the sweeper calls this); how many were found."""

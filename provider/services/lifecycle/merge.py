@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from provider import ids
+from provider.embeddings import Embedder
 from provider.errors import MemoryInvalidError, UnavailableError
 from provider.models import RecordVersion, StoredRecord, Writer
 from provider.protocol.wire import current_limits
@@ -25,6 +26,7 @@ from provider.services.types.catalog import ADDED
 from provider.services.types.names import folded
 from provider.store.consolidations import Neo4jConsolidationStore
 from provider.store.entities import Neo4jEntityStore
+from provider.store.records import Neo4jRecordStore
 
 MERGED_INTO = "merged_into"
 UNIONED = ("emails", "phones", "handles", "domains")
@@ -108,8 +110,17 @@ def repointed(refs: list[dict[str, Any]], duplicate: str, kept: RecordVersion) -
 class EntityMerger:
     """Plans a merge (nothing written), then applies it inside a run it is given."""
 
-    def __init__(self, records: RecordService, entities: Neo4jEntityStore, runs: Neo4jConsolidationStore):
+    def __init__(
+        self,
+        records: RecordService,
+        entities: Neo4jEntityStore,
+        runs: Neo4jConsolidationStore,
+        *,
+        record_store: Neo4jRecordStore,
+        embedder: Embedder,
+    ):
         self.records = records
+        self.record_store, self.embedder = record_store, embedder
         self.entities = entities
         self.runs = runs
 
@@ -139,8 +150,8 @@ class EntityMerger:
 
         A pair whose merged record would not fit its schema is left as it is.
         """
-        kept = await self.records.records.read(kept_id)
-        duplicate = await self.records.records.read(duplicate_id)
+        kept = await self.record_store.read(kept_id)
+        duplicate = await self.record_store.read(duplicate_id)
         if kept is None or duplicate is None or kept.latest().type not in ADDED:
             return False
         if duplicate.latest().type != kept.latest().type:
@@ -170,8 +181,8 @@ class EntityMerger:
             writer=writer,
         )
         words = kinds.words_of(version)
-        vector = None if forgotten or not words.strip() else (await self.records.embedder.embed([words]))[0]
-        if not await self.records.records.revise(version, words, vector, stored.versions[0].written_at):
+        vector = None if forgotten or not words.strip() else (await self.embedder.embed([words]))[0]
+        if not await self.record_store.revise(version, words, vector, stored.versions[0].written_at):
             raise UnavailableError("A record of the merge was revised meanwhile; try the merge again.")
         run.seq += 1
         run.superseded += 1

@@ -20,14 +20,18 @@ from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 from provider.services.types.catalog import ENTITY_TYPES
 from provider.services.types.names import NameMatcher
+from provider.store.records import Neo4jRecordStore
 
 
 class ObserveService:
     """Needs write; answers 200 with the episodes it kept (derivation runs at write time)."""
 
-    def __init__(self, tree: TreeService, records: RecordService, provider_id: str):
+    def __init__(
+        self, tree: TreeService, records: RecordService, record_store: Neo4jRecordStore, provider_id: str
+    ):
         self.tree = tree
         self.records = records
+        self.record_store = record_store
         self.provider_id = provider_id
 
     def capabilities(self) -> dict[str, Any]:
@@ -47,7 +51,7 @@ class ObserveService:
         """
         view = await self.tree.require(caller, memory_id, "write")
         memories = await self._entity_memories(caller, memory_id)
-        matcher = NameMatcher(await self.records.records.entities(memories, ENTITY_TYPES))
+        matcher = NameMatcher(await self.record_store.entities(memories, ENTITY_TYPES))
         writer = Writer(kind="provider", id=self.provider_id, on_behalf_of=caller.principal)
         texts = [rules.words_of(e.title, [p.stored() for p in e.content]) for e in episodes]
         # Matching names against every episode is CPU work: it runs off the event loop.

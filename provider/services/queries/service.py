@@ -90,6 +90,7 @@ class QueryService:
         *,
         limits: QueryLimits | None = None,
         gate: bool = True,
+        prestart: bool = False,
     ):
         self.tree = tree
         self.projections, self.named, self.recall = stores
@@ -98,7 +99,7 @@ class QueryService:
         self.limits = limits or QueryLimits()
         # Off only in tests that show the sandbox alone confines a statement; never a setting.
         self.gate = gate
-        self.prestart = False
+        self.prestart = prestart  # warm the sandbox at start rather than on the first query
         self._vetted: OrderedDict[str, None] = OrderedDict()
 
     @classmethod
@@ -122,9 +123,9 @@ class QueryService:
         )
         stores = (Neo4jProjectionStore(store), Neo4jNamedQueryStore(store), Neo4jRecallStore(store))
         prestart = settings.query_sandbox_prestart
-        service = cls(tree, stores, references, pool, limits=limits)
-        service.prestart = settings.environment == "production" if prestart is None else prestart
-        return service
+        if prestart is None:
+            prestart = settings.environment == "production"
+        return cls(tree, stores, references, pool, limits=limits, prestart=prestart)
 
     def capabilities(self) -> dict[str, Any]:
         """Named queries and free Cypher need the sandbox; without it neither is declared."""

@@ -5,7 +5,6 @@ The answer lists, honestly, what the provider could not reach.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from provider import ids
@@ -24,8 +23,6 @@ UNREACHABLE = [
     "backups_taken_before_the_erase",
 ]
 
-Invalidator = Callable[[list[str]], Awaitable[None]]
-
 
 class EraseService:
     """Needs delete on the memory; never an agent tool (the tool list leaves it out)."""
@@ -37,7 +34,6 @@ class EraseService:
         self.records = records
         self.files = files
         self.references = references
-        self.invalidators: list[Invalidator] = []
 
     def capabilities(self) -> dict[str, Any]:
         """Erase reports what it cannot reach."""
@@ -56,8 +52,6 @@ class EraseService:
         # when the sweeper or the next erase or delete deals with the note).
         await self.files.sweep()
         touched = sorted({d["memory_id"] for d in doomed})
-        for invalidate in self.invalidators:
-            await invalidate(touched)
         readable = await self.references.readable(caller, set(touched))
         named = [r for r in dict.fromkeys(record_ids)]
         derived = [d["id"] for d in doomed if d["id"] not in named and d["memory_id"] in readable]

@@ -53,12 +53,19 @@ class PreparedBatch:
 class RecordService:
     """Authorize on the memory, validate, embed, store."""
 
-    def __init__(self, tree: TreeService, records: Neo4jRecordStore, embedder: Embedder, files: FileService):
+    def __init__(
+        self,
+        tree: TreeService,
+        records: Neo4jRecordStore,
+        embedder: Embedder,
+        files: FileService,
+        references: ReferenceResolver,
+    ):
         self.tree = tree
         self.records = records
         self.embedder = embedder
         self.files = files
-        self.references = ReferenceResolver(tree, records)
+        self.references = references
 
     async def remember(
         self, caller: Caller, memory_id: str, draft: RecordDraft, *, record_id: str | None = None

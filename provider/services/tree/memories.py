@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from provider import access, ids
 from provider.errors import ConflictError, MemoryInvalidError, MemoryNotFoundError
-from provider.models import Caller, MemoryView, Page
+from provider.models import Caller, MemoryView, NodeFacts, Page
 from provider.store.memories import MemoryFacts, Neo4jMemoryStore
 
 MAX_PAGE = 100
@@ -83,12 +83,20 @@ class MemoryChanges:
 class TreeService:
     """Authorize, then act; every answer is the caller's view."""
 
-    def __init__(self, memories: Neo4jMemoryStore, default_provider: str):
+    def __init__(
+        self,
+        memories: Neo4jMemoryStore,
+        default_provider: str,
+        *,
+        busy: Callable[[str], Awaitable[bool]] | None = None,
+        deleted: Callable[[], Awaitable[int]] | None = None,
+    ):
         self.memories = memories
         self.default_provider = default_provider
-        self.busy: Callable[[str], Awaitable[bool]] | None = None
-        # What runs after a delete: the file sweep (bytes no remaining version names), wired by the app.
-        self.deleted: Callable[[], Awaitable[int]] | None = None
+        # Whether a consolidation runs in a memory's subtree (moves and deletes wait for it).
+        self.busy = busy
+        # What runs after a delete: the file sweep (bytes no remaining version names).
+        self.deleted = deleted
 
     async def _refuse_if_busy(self, memory_id: str) -> None:
         """Moves and deletes wait while a consolidation runs in the subtree."""
@@ -209,6 +217,10 @@ class TreeService:
         facts, _ = await self._reach_named(caller, ancestor_id, depth=None)
         readable = [m for m in facts.readable_scope() if m != ancestor_id]
         return await self._page(caller, readable, cursor, limit)
+
+    async def granted_facts(self, member_id: str) -> tuple[list[NodeFacts], dict[str, str]]:
+        """Every memory the member holds a grant on, with the facts the access walk needs, and names."""
+        return await self.memories.granted_facts(member_id)
 
     async def list_granted(self, caller: Caller, cursor: str | None, limit: int) -> Page[MemoryView]:
         """Readable entry points and every node below where the caller's privileges change."""
