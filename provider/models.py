@@ -15,6 +15,9 @@ def ordered_privileges(privileges: frozenset[str]) -> list[Privilege]:
     return [p for p in ALL_PRIVILEGES if p in privileges]
 
 
+LONGEST_KEY_SECONDS = 10 * 366 * 86_400  # a key's longest life: past ten years an expiry is a typo
+
+
 @dataclass(frozen=True)
 class Caller:
     """Who is asking: the member a request acts for, resolved from its credential."""

@@ -112,7 +112,12 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     )
     idempotency_service = IdempotencyService(Neo4jIdempotencyStore(store), lease_ms=settings.lease_ms)
     merger = EntityMerger(
-        records, Neo4jEntityStore(store), runs_store, record_store=record_store, embedder=embedder
+        records,
+        Neo4jEntityStore(store),
+        runs_store,
+        record_store=record_store,
+        embedder=embedder,
+        reference_cap=settings.limits().references,
     )
     consolidation = ConsolidationService(
         tree,

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from provider.cli_import import BulkImporter, ImportSummary
 from provider.errors import MemoryNotFoundError
-from provider.services.records.bulk_import import BulkImporter, ImportSummary
 from provider.services.records.reembed import Reembedder
 from provider.services.records.service import PreparedBatch
 from tests.api.lifecycle_support import cypher

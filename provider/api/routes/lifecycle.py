@@ -43,11 +43,12 @@ async def observe(
 ) -> Any:
     """Appends episodes: 200 with the records, or 202 with a job for a large batch or when asked."""
     seed = seed_of(request)
+    episodes = [episode.draft([]) for episode in body.episodes]
     if "respond-async" in (prefer or "") or len(body.episodes) > services.settings.observe_sync_max:
         job_id = ids.derived(ids.JOB, seed, memory_id) if seed else ids.new_id(ids.JOB)
-        job = await services.jobs.start(caller, memory_id, body.episodes, job_id=job_id)
+        job = await services.jobs.start(caller, memory_id, episodes, job_id=job_id)
         return JSONResponse({"object": "list", "data": [], "next": None, "job": job}, status_code=202)
-    kept = await services.observe.observe(caller, memory_id, body.episodes, seed=seed)
+    kept = await services.observe.observe(caller, memory_id, episodes, seed=seed)
     return {"object": "list", "data": [record_json(r) for r in kept], "next": None}
 
 

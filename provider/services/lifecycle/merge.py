@@ -18,7 +18,6 @@ from provider import ids
 from provider.embeddings import Embedder
 from provider.errors import MemoryInvalidError, UnavailableError
 from provider.models import RecordVersion, StoredRecord, Writer
-from provider.protocol.wire import current_limits
 from provider.services.lifecycle.consolidation import Run
 from provider.services.records import attributes as kinds
 from provider.services.records.service import RecordService
@@ -74,7 +73,7 @@ def folded_attributes(kept: dict[str, Any], duplicate: dict[str, Any]) -> dict[s
     return result
 
 
-def folded_references(kept: RecordVersion, duplicate: RecordVersion) -> list[dict[str, Any]]:
+def folded_references(kept: RecordVersion, duplicate: RecordVersion, cap: int) -> list[dict[str, Any]]:
     """The kept record's references and the duplicate's, once each, none to either of the two."""
     ends = {kept.record_id, duplicate.record_id}
     taken = {r["rel"] for r in kept.references if r["rel"] in ("subject", "object")}
@@ -86,7 +85,6 @@ def folded_references(kept: RecordVersion, duplicate: RecordVersion) -> list[dic
             continue
         present.add(key)
         refs.append(ref)
-    cap = current_limits().references
     if len(refs) > cap:
         raise MemoryInvalidError(
             f"The merged record would hold more than {cap} references.", param="references"
@@ -118,8 +116,10 @@ class EntityMerger:
         *,
         record_store: Neo4jRecordStore,
         embedder: Embedder,
+        reference_cap: int,
     ):
         self.records = records
+        self.reference_cap = reference_cap  # a merged record holds at most this many, as a written one
         self.record_store, self.embedder = record_store, embedder
         self.entities = entities
         self.runs = runs
@@ -132,7 +132,9 @@ class EntityMerger:
             await kinds.checked(current.type, attributes)
         except MemoryInvalidError as e:
             raise MemoryInvalidError(f"The merged record would not fit: {e.message}", param=e.param) from None
-        version = replace(current, attributes=attributes, references=folded_references(current, other))
+        version = replace(
+            current, attributes=attributes, references=folded_references(current, other, self.reference_cap)
+        )
         return Plan(kept=kept, duplicate=duplicate, folded=version)
 
     async def apply(self, run: Run, plan: Plan, writer: Writer, writable: Writable) -> int:

@@ -1,10 +1,9 @@
 """Records: versioned content and the references between them.
 
-Also the files they name, snapshots, erase, and the writes that arrive in bulk (import,
-re-embedding) or twice (idempotency).
+Also the files they name, snapshots, erase, re-embedding, and writes that arrive twice
+(idempotency). Bulk import reads its file at the CLI's edge (provider/cli_import.py).
 """
 
-from provider.services.records.bulk_import import BulkImporter
 from provider.services.records.erase import EraseService
 from provider.services.records.files import FileQuota, FileService
 from provider.services.records.idempotency import IdempotencyService
@@ -15,7 +14,6 @@ from provider.services.records.service import RecordService
 from provider.services.records.snapshots import SnapshotService
 
 __all__ = [
-    "BulkImporter",
     "ContentService",
     "EraseService",
     "FileQuota",
