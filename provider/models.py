@@ -284,3 +284,22 @@ class OperationOutcome:
     name: str
     records: dict[str, ReadRecord] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """What an erase removed, and what it cannot reach by its nature (copies outside this provider).
+
+    `erased` is the records named, then those derived only from them that the caller may read.
+    """
+
+    erased: list[str]
+    unreachable: list[str]
+
+
+@dataclass(frozen=True)
+class JobState:
+    """An observe job as its start reports it."""
+
+    id: str
+    status: str

@@ -46,7 +46,8 @@ async def observe(
     episodes = [episode.draft([]) for episode in body.episodes]
     if "respond-async" in (prefer or "") or len(body.episodes) > services.settings.observe_sync_max:
         job_id = ids.derived(ids.JOB, seed, memory_id) if seed else ids.new_id(ids.JOB)
-        job = await services.jobs.start(caller, memory_id, episodes, job_id=job_id)
+        started = await services.jobs.start(caller, memory_id, episodes, job_id=job_id)
+        job = {"object": "memory.job", "id": started.id, "status": started.status}
         return JSONResponse({"object": "list", "data": [], "next": None, "job": job}, status_code=202)
     kept = await services.observe.observe(caller, memory_id, episodes, seed=seed)
     return {"object": "list", "data": [record_json(r) for r in kept], "next": None}
@@ -72,7 +73,8 @@ async def erase(
     memory_id: str, body: EraseRequest, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
     """Removes content for good (needs delete) and says what it could not reach."""
-    return await services.erase.erase(caller, memory_id, body.record_ids)
+    erasure = await services.erase.erase(caller, memory_id, body.record_ids)
+    return {"object": "memory.erasure", "erased": erasure.erased, "unreachable": erasure.unreachable}
 
 
 @router.get("/prime", **answers(PrimeOut))

@@ -81,4 +81,5 @@ async def update_memory(
 @router.delete("/{memory_id}", dependencies=[idempotent("delete")], **answers(MemoryDeletedOut))
 async def delete_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """The memory, its records and its whole subtree."""
-    return await services.tree.delete(caller, memory_id)
+    removed = await services.tree.delete(caller, memory_id)
+    return {"id": memory_id, "object": "memory.deleted", "deleted": True, "memories": removed}

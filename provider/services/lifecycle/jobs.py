@@ -16,7 +16,7 @@ from typing import Any
 
 from provider import ids, metrics
 from provider.errors import JobNotFoundError, ProviderError
-from provider.models import Caller, ReadRecord, RecordDraft
+from provider.models import Caller, JobState, ReadRecord, RecordDraft
 from provider.services.lifecycle.observe import ObserveService
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
@@ -93,8 +93,8 @@ class ObserveJobs:
 
     async def start(
         self, caller: Caller, memory_id: str, episodes: list[RecordDraft], *, job_id: str
-    ) -> dict[str, Any]:
-        """Records the job (needs write) and starts it; `{object, id, status}` for the 202."""
+    ) -> JobState:
+        """Records the job (needs write) and starts it; its id and status for the 202."""
         await self.tree.require(caller, memory_id, "write")
         now = ids.now_ms()
         row = await self.jobs.create(
@@ -113,7 +113,7 @@ class ObserveJobs:
             task = asyncio.create_task(self._queued(job_id))
             self.running.add(task)
             task.add_done_callback(self.running.discard)
-        return {"object": "memory.job", "id": row["id"], "status": row["status"]}
+        return JobState(id=row["id"], status=row["status"])
 
     async def _queued(self, job_id: str) -> None:
         metrics.OBSERVE_JOBS_WAITING.inc()

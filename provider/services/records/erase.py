@@ -9,7 +9,7 @@ from typing import Any
 
 from provider import ids
 from provider.errors import RecordNotFoundError
-from provider.models import Caller
+from provider.models import Caller, Erasure
 from provider.services.records.files import FileService
 from provider.services.records.references import ReferenceResolver
 from provider.services.tree.memories import TreeService
@@ -39,7 +39,7 @@ class EraseService:
         """Erase reports what it cannot reach."""
         return {"erase": {"unreachable": "reported", "derived": "erased"}}
 
-    async def erase(self, caller: Caller, memory_id: str, record_ids: list[str]) -> dict[str, Any]:
+    async def erase(self, caller: Caller, memory_id: str, record_ids: list[str]) -> Erasure:
         """Removes every version of the named records and of records derived only from them."""
         await self.tree.require(caller, memory_id, "delete")
         plan = await self.records.erase_plan(memory_id, sorted(set(record_ids)))
@@ -55,4 +55,4 @@ class EraseService:
         readable = await self.references.readable(caller, set(touched))
         named = [r for r in dict.fromkeys(record_ids)]
         derived = [d["id"] for d in doomed if d["id"] not in named and d["memory_id"] in readable]
-        return {"object": "memory.erasure", "erased": named + derived, "unreachable": list(UNREACHABLE)}
+        return Erasure(erased=named + derived, unreachable=list(UNREACHABLE))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from provider import access, ids
 from provider.errors import ConflictError, MemoryInvalidError, MemoryNotFoundError
@@ -186,14 +186,14 @@ class TreeService:
             param = "memory_id" if parent_id is None else "parent_id"
             raise MemoryNotFoundError("No memory with that id exists.", param=param)
 
-    async def delete(self, caller: Caller, memory_id: str) -> dict[str, Any]:
-        """The memory, its records and every descendant."""
+    async def delete(self, caller: Caller, memory_id: str) -> list[str]:
+        """The memory, its records and every descendant; the ids of the memories that went."""
         await self.require(caller, memory_id, "delete")
         await self._refuse_if_busy(memory_id)
         removed = await self.memories.delete(memory_id)
         if self.deleted is not None:
             await self.deleted()
-        return {"id": memory_id, "object": "memory.deleted", "deleted": True, "memories": removed}
+        return removed
 
     async def list_entries(self, caller: Caller, cursor: str | None, limit: int) -> Page[MemoryView]:
         """Where the caller enters the tree: memories it holds a privilege on whose parent it cannot see."""
