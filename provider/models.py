@@ -303,3 +303,26 @@ class JobState:
 
     id: str
     status: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A named instant of a memory (nothing is copied: the name and the server's clock)."""
+
+    id: str
+    memory_id: str
+    name: str
+    message: str
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """An uploaded file as its uploader is told: what was kept, not the bytes."""
+
+    id: str
+    filename: str
+    bytes: int
+    created_at_ms: int
+    purpose: str
+    media_type: str

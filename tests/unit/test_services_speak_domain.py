@@ -17,8 +17,6 @@ NOT_MOVED_YET = {
     ("capabilities.py", "provider_document"),
     ("lifecycle/consolidation.py", "run_json"),
     ("lifecycle/prime.py", "prime"),
-    ("records/files.py", "upload"),
-    ("records/snapshots.py", "snapshot_json"),
     ("tree/admin.py", "list_keys"),
     ("tree/harnesses.py", "memories"),
 }
