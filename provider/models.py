@@ -326,3 +326,16 @@ class StoredFile:
     created_at_ms: int
     purpose: str
     media_type: str
+
+
+@dataclass(frozen=True)
+class Primer:
+    """A memory's standing records as one fenced text, within a token budget."""
+
+    memory_id: str
+    text: str
+    records: list[str]  # the records the text holds, in order
+    omitted: int  # standing records that did not fit
+    tokens_used: int
+    budget: int
+    tokenizer: str  # what counted the tokens

@@ -85,7 +85,16 @@ async def prime(
     budget: Annotated[int, Query(ge=1, le=PRIME_BUDGET_MAX, description="Most tokens to return.")] = 2000,
 ) -> dict[str, Any]:
     """The memory's standing records, fenced as data, within the budget."""
-    return await services.prime.prime(caller, memory_id, budget)
+    primer = await services.prime.prime(caller, memory_id, budget)
+    return {
+        "object": "memory.prime",
+        "memory_id": primer.memory_id,
+        "trust": "untrusted",
+        "text": primer.text,
+        "records": primer.records,
+        "omitted": primer.omitted,
+        "tokens": {"used": primer.tokens_used, "budget": primer.budget, "tokenizer": primer.tokenizer},
+    }
 
 
 async def operation_key(request: Request, services: ServicesDep, caller: CallerDep) -> None:
