@@ -37,7 +37,7 @@ from neo4j import AsyncDriver  # noqa: E402
 
 from bench.report import on_neo4j, report  # noqa: E402
 from provider import access  # noqa: E402
-from provider.services.tree import view_of  # noqa: E402
+from provider.services.tree.memories import view_of  # noqa: E402
 from provider.store.driver import Neo4jStore  # noqa: E402
 from provider.store.memories import Neo4jMemoryStore  # noqa: E402
 from provider.store.schema import apply_schema  # noqa: E402

@@ -28,15 +28,15 @@ from pydantic import SecretStr
 from bench.corpus import items
 from bench.embeddings import percentile
 from provider.api.app import build_services
+from provider.cli_import import BulkImporter
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from provider.models import Caller
 from provider.protocol.record_requests import RecordCreate
 from provider.protocol.wire import parse
-from provider.services.bulk_import import BulkImporter
-from provider.services.records import RecordService
-from provider.services.tree import MemoryDraft
-from provider.services.types import attributes as kinds
+from provider.services.records import attributes as kinds
+from provider.services.records.service import RecordService
+from provider.services.tree.memories import MemoryDraft
 from provider.store.driver import Neo4jStore
 from provider.store.schema import apply_schema
 from tests.neo4j_target import provision

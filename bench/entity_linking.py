@@ -27,7 +27,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from provider.services.types import attributes
+from provider.services.records import attributes
 from provider.services.types.names import NameMatcher
 
 RESULTS = Path(__file__).resolve().parent / "results" / "entity_linking.json"

@@ -35,7 +35,7 @@ from bench.embeddings import percentile
 from bench.report import on_neo4j, report
 from provider.embeddings import onnx_embedder
 from provider.models import Writer
-from provider.services.filters import compile_filters
+from provider.services.recall.filters import compile_filters
 from provider.store import recall as recall_store
 from provider.store.driver import Neo4jStore
 from provider.store.recall import Neo4jRecallStore

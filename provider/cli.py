@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from provider.api.app import build_services
+from provider.cli_import import BulkImporter
 from provider.config import Settings
 from provider.embeddings import Embedder, configured_embedder
 from provider.errors import MemberNotFoundError, ProviderError
 from provider.models import Caller
 from provider.protocol.wire import use_limits
-from provider.services.bulk_import import BulkImporter
-from provider.services.reembed import Reembedder
+from provider.services.records.reembed import Reembedder
 from provider.store.driver import Neo4jStore
 from provider.store.schema import apply_schema, rebuild_vector_index
 

@@ -15,6 +15,9 @@ def ordered_privileges(privileges: frozenset[str]) -> list[Privilege]:
     return [p for p in ALL_PRIVILEGES if p in privileges]
 
 
+LONGEST_KEY_SECONDS = 10 * 366 * 86_400  # a key's longest life: past ten years an expiry is a typo
+
+
 @dataclass(frozen=True)
 class Caller:
     """Who is asking: the member a request acts for, resolved from its credential."""
@@ -281,3 +284,58 @@ class OperationOutcome:
     name: str
     records: dict[str, ReadRecord] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """What an erase removed, and what it cannot reach by its nature (copies outside this provider).
+
+    `erased` is the records named, then those derived only from them that the caller may read.
+    """
+
+    erased: list[str]
+    unreachable: list[str]
+
+
+@dataclass(frozen=True)
+class JobState:
+    """An observe job as its start reports it."""
+
+    id: str
+    status: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A named instant of a memory (nothing is copied: the name and the server's clock)."""
+
+    id: str
+    memory_id: str
+    name: str
+    message: str
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """An uploaded file as its uploader is told: what was kept, not the bytes."""
+
+    id: str
+    filename: str
+    bytes: int
+    created_at_ms: int
+    purpose: str
+    media_type: str
+
+
+@dataclass(frozen=True)
+class Primer:
+    """A memory's standing records as one fenced text, within a token budget."""
+
+    memory_id: str
+    text: str
+    records: list[str]  # the records the text holds, in order
+    omitted: int  # standing records that did not fit
+    tokens_used: int
+    budget: int
+    tokenizer: str  # what counted the tokens

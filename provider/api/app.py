@@ -11,7 +11,7 @@ from fastapi import FastAPI
 
 from provider import __version__
 from provider import blobs as blob_stores
-from provider.api import errors, explorer, idempotency, limits, middleware
+from provider.api import errors, explorer, middleware
 from provider.api.deps import Services
 from provider.api.mcp import http as mcp_http
 from provider.api.routes import (
@@ -37,27 +37,28 @@ from provider.embeddings import (
     SentenceTransformerEmbedder,
     configured_embedder,
 )
-from provider.services.admin import AdminService
-from provider.services.consolidation import ConsolidationService
-from provider.services.content_parts import ContentService
-from provider.services.erase import EraseService
-from provider.services.files import FileQuota, FileService
-from provider.services.grants import GrantService
-from provider.services.graph import GraphService
-from provider.services.harnesses import HarnessService
-from provider.services.idempotency import IdempotencyService
-from provider.services.identity import IdentityService
-from provider.services.observe import ObserveService
-from provider.services.observe_jobs import ObserveJobs
-from provider.services.prime import PrimeService
-from provider.services.queries import QueryService
-from provider.services.recall import RecallService
-from provider.services.records import RecordService
-from provider.services.snapshots import SnapshotService
-from provider.services.sweeper import Sweeper
-from provider.services.tree import TreeService
-from provider.services.types.merge import EntityMerger
-from provider.services.types.service import TypeService
+from provider.services.lifecycle.consolidation import ConsolidationService
+from provider.services.lifecycle.jobs import ObserveJobs
+from provider.services.lifecycle.merge import EntityMerger
+from provider.services.lifecycle.observe import ObserveService
+from provider.services.lifecycle.operations import TypeService
+from provider.services.lifecycle.prime import PrimeService
+from provider.services.lifecycle.sweeper import Sweeper
+from provider.services.queries.service import QueryService
+from provider.services.recall.graph import GraphService
+from provider.services.recall.service import RecallService
+from provider.services.records.erase import EraseService
+from provider.services.records.files import FileQuota, FileService
+from provider.services.records.idempotency import IdempotencyService
+from provider.services.records.parts import ContentService
+from provider.services.records.references import ReferenceResolver
+from provider.services.records.service import RecordService
+from provider.services.records.snapshots import SnapshotService
+from provider.services.tree.admin import AdminService
+from provider.services.tree.grants import GrantService
+from provider.services.tree.harnesses import HarnessService
+from provider.services.tree.identity import IdentityService
+from provider.services.tree.memories import TreeService
 from provider.store.consolidations import Neo4jConsolidationStore
 from provider.store.driver import Neo4jStore
 from provider.store.entities import Neo4jEntityStore
@@ -78,7 +79,6 @@ from provider.store.vector_cache import VectorCache
 def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) -> Services:
     """Wires every service over one store; pure construction, no I/O."""
     principals = Neo4jPrincipalStore(store)
-    tree = TreeService(Neo4jMemoryStore(store), settings.provider_id)
     blobs = blob_stores.configured(settings)
     quota = FileQuota(
         bytes=settings.file_quota_bytes,
@@ -88,23 +88,43 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     files = FileService(Neo4jFileStore(store), blobs, settings.content_media, quota)
     record_store = Neo4jRecordStore(store)
     runs_store = Neo4jConsolidationStore(store)
-    tree.busy = runs_store.busy_below
-    tree.deleted = files.sweep
-    records = RecordService(tree, record_store, embedder, files)
+    # Moves and deletes wait while a consolidation runs below; a delete then sweeps the files it freed.
+    tree = TreeService(
+        Neo4jMemoryStore(store), settings.provider_id, busy=runs_store.busy_below, deleted=files.sweep
+    )
+    references = ReferenceResolver(tree, record_store)
+    records = RecordService(tree, record_store, embedder, files, references)
     vectors = (
         VectorCache(store, settings.recall_vector_cache_mb * 2**20)
         if settings.recall_vector_cache_mb
         else None
     )
     recall_store = Neo4jRecallStore(store, vectors)
-    observe = ObserveService(tree, records, settings.provider_id)
-    jobs = ObserveJobs(tree, observe, records, Neo4jJobStore(store), lease_ms=settings.lease_ms)
+    observe = ObserveService(tree, records, record_store, settings.provider_id)
+    jobs = ObserveJobs(
+        tree,
+        observe,
+        records,
+        Neo4jJobStore(store),
+        record_store=record_store,
+        references=references,
+        lease_ms=settings.lease_ms,
+    )
     idempotency_service = IdempotencyService(Neo4jIdempotencyStore(store), lease_ms=settings.lease_ms)
-    merger = EntityMerger(records, Neo4jEntityStore(store), runs_store)
+    merger = EntityMerger(
+        records,
+        Neo4jEntityStore(store),
+        runs_store,
+        record_store=record_store,
+        embedder=embedder,
+        reference_cap=settings.limits().references,
+    )
     consolidation = ConsolidationService(
         tree,
         runs_store,
         records,
+        record_store=record_store,
+        embedder=embedder,
         provider_id=settings.provider_id,
         threshold=settings.duplicate_similarity,
         default_budget=settings.consolidation_budget,
@@ -128,6 +148,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
             tree,
             recall_store,
             records,
+            references,
             embedder,
             subtree_cap=settings.subtree_cap,
             abstain_below=settings.abstain_below,
@@ -137,14 +158,19 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
             history_window=settings.recall_history_window,
         ),
         graph=GraphService(
-            tree, Neo4jGraphStore(store), recall_store, records, subtree_cap=settings.subtree_cap
+            tree,
+            Neo4jGraphStore(store),
+            recall_store,
+            records,
+            references,
+            subtree_cap=settings.subtree_cap,
         ),
         idempotency=idempotency_service,
-        erase=EraseService(tree, record_store, files, records.references),
+        erase=EraseService(tree, record_store, files, references),
         observe=observe,
         jobs=jobs,
         prime=PrimeService(tree, record_store, PackagedTokenizer(settings.embedding_model)),
-        types=TypeService(tree, records, consolidation, merger),
+        types=TypeService(tree, records, consolidation, merger, record_store),
         consolidation=consolidation,
         sweeper=Sweeper(
             idempotency=idempotency_service,
@@ -156,7 +182,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
             lease_ms=settings.lease_ms,
             interval_seconds=settings.sweep_seconds,
         ),
-        queries=QueryService.from_settings(settings, tree, store, records.references),
+        queries=QueryService.from_settings(settings, tree, store, references),
     )
 
 
@@ -171,6 +197,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
         store = Neo4jStore.from_settings(settings)
         services = build_services(settings, store, model)
         app.state.services = services
+        sweeping: asyncio.Task[None] | None = None
         try:
             await apply_schema(store, model.dimension)
             services.schema_applied = True
@@ -181,7 +208,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
             async with mcp_endpoint():
                 yield
         finally:
-            if "sweeping" in locals():
+            if sweeping is not None:
                 sweeping.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await sweeping
@@ -190,8 +217,6 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
             await store.close()
 
     app = FastAPI(title="uhp-memory", version=__version__, lifespan=lifespan)
-    limits.install(app, settings.limits())
-    idempotency.install(app)
     middleware.install(app, settings)
     errors.install(app)
     for module in (

@@ -12,27 +12,27 @@ from provider.config import Settings
 from provider.embeddings import Embedder
 from provider.errors import AuthenticationError
 from provider.models import Caller
-from provider.services.admin import AdminService
 from provider.services.capabilities import Capable
-from provider.services.consolidation import ConsolidationService
-from provider.services.content_parts import ContentService
-from provider.services.erase import EraseService
-from provider.services.files import FileService
-from provider.services.grants import GrantService
-from provider.services.graph import GraphService
-from provider.services.harnesses import HarnessService
-from provider.services.idempotency import IdempotencyService
-from provider.services.identity import AdminCaller, IdentityService
-from provider.services.observe import ObserveService
-from provider.services.observe_jobs import ObserveJobs
-from provider.services.prime import PrimeService
-from provider.services.queries import QueryService
-from provider.services.recall import RecallService
-from provider.services.records import RecordService
-from provider.services.snapshots import SnapshotService
-from provider.services.sweeper import Sweeper
-from provider.services.tree import TreeService
-from provider.services.types.service import TypeService
+from provider.services.lifecycle.consolidation import ConsolidationService
+from provider.services.lifecycle.jobs import ObserveJobs
+from provider.services.lifecycle.observe import ObserveService
+from provider.services.lifecycle.operations import TypeService
+from provider.services.lifecycle.prime import PrimeService
+from provider.services.lifecycle.sweeper import Sweeper
+from provider.services.queries.service import QueryService
+from provider.services.recall.graph import GraphService
+from provider.services.recall.service import RecallService
+from provider.services.records.erase import EraseService
+from provider.services.records.files import FileService
+from provider.services.records.idempotency import IdempotencyService
+from provider.services.records.parts import ContentService
+from provider.services.records.service import RecordService
+from provider.services.records.snapshots import SnapshotService
+from provider.services.tree.admin import AdminService
+from provider.services.tree.grants import GrantService
+from provider.services.tree.harnesses import HarnessService
+from provider.services.tree.identity import AdminCaller, IdentityService
+from provider.services.tree.memories import TreeService
 from provider.store.driver import Neo4jStore
 
 

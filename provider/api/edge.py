@@ -17,7 +17,7 @@ from provider.api.errors import error_response, request_id
 from provider.errors import FileTooLargeError, ProviderError, TooLargeError
 from provider.models import Caller
 from provider.protocol.errors import envelope
-from provider.services.identity import AdminCaller, IdentityService
+from provider.services.tree.identity import AdminCaller, IdentityService
 
 PUBLIC = frozenset({("GET", "/v1/uhp")})  # discovery: the one /v1 answer that needs no key
 UPLOAD = ("POST", "/v1/files")

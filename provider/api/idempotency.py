@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, Request
 from fastapi.responses import Response
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from provider.errors import ConflictError, ProviderError
 from provider.models import Caller
 from provider.protocol.errors import envelope
-from provider.services.idempotency import Claim, IdempotencyService, Replay, digest
+from provider.services.records.idempotency import Claim, IdempotencyService, Replay, digest
 
 log = logging.getLogger("provider.api.idempotency")
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
@@ -187,7 +187,7 @@ class Idempotency:
         await service.finish(pending.claim, status, content, kept=kept)
 
 
-async def _replayed(request: Request, exc: Exception) -> Response:
+async def replayed(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Replayed)
     return Response(
         exc.replay.body,
@@ -195,9 +195,3 @@ async def _replayed(request: Request, exc: Exception) -> Response:
         media_type="application/json",
         headers={"Idempotent-Replayed": "true"},
     )
-
-
-def install(app: FastAPI) -> None:
-    """Adds the middleware (inside the edge, so callers are known) and the replay's answer."""
-    app.add_middleware(Idempotency)
-    app.add_exception_handler(Replayed, _replayed)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from provider.config import Limits
@@ -19,8 +18,3 @@ class RequestLimits:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         with use_limits(self.limits):
             await self.app(scope, receive, send)
-
-
-def install(app: FastAPI, limits: Limits) -> None:
-    """Innermost of the middlewares: it only sets a context variable."""
-    app.add_middleware(RequestLimits, limits=limits)

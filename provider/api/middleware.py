@@ -12,6 +12,7 @@ every response through a stream and an extra task, which cost a few milliseconds
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from fastapi import FastAPI, Request
 from starlette.datastructures import Headers, MutableHeaders
@@ -22,6 +23,8 @@ from provider.api import observability
 from provider.api.bookmarks import Bookmarks
 from provider.api.edge import Authentication, BodyLimit
 from provider.api.errors import error_response
+from provider.api.idempotency import Idempotency, Replayed, replayed
+from provider.api.limits import RequestLimits
 from provider.config import Settings
 from provider.errors import UnsupportedVersionError
 from provider.protocol.discovery import SUPPORTED_VERSIONS
@@ -63,11 +66,26 @@ class ProtocolVersion:
 
 
 def install(app: FastAPI, settings: Settings) -> None:
-    """Adds the edge around the middleware installed before it; each added one wraps the last."""
-    app.add_middleware(
-        BodyLimit, max_body_bytes=settings.max_body_bytes, max_upload_bytes=settings.max_upload_bytes
-    )
-    app.add_middleware(Bookmarks)  # inside authentication: a stranger's bookmark is never read
-    app.add_middleware(Authentication)
-    observability.install(app, settings.metrics)
-    app.add_middleware(ProtocolVersion)
+    """Every ASGI layer, in one list, outermost first: each wraps all of those after it."""
+    body_bounds = {"max_body_bytes": settings.max_body_bytes, "max_upload_bytes": settings.max_upload_bytes}
+    layers: list[tuple[type[Any], dict[str, Any]]] = [
+        # First: a request in a protocol version this server does not speak is refused before anything
+        # else reads it.
+        (ProtocolVersion, {}),
+        # Counts and times every request past that, and gives it the request id its log lines carry.
+        (observability.Observed, {}),
+        # Who calls: every layer below knows the caller, or the request was answered 401.
+        (Authentication, {}),
+        # Inside authentication: a stranger's bookmark is never read, let alone waited on.
+        (Bookmarks, {}),
+        # Bodies are bounded before any layer below, or a route, reads one.
+        (BodyLimit, body_bounds),
+        # A replay needs the caller and a bounded body.
+        (Idempotency, {}),
+        # Innermost: the bounds the request models read while a route parses its body.
+        (RequestLimits, {"limits": settings.limits()}),
+    ]
+    for layer, options in reversed(layers):  # Starlette: the layer added last is the outermost
+        app.add_middleware(layer, **options)
+    observability.install_metrics(app, settings.metrics)
+    app.add_exception_handler(Replayed, replayed)

@@ -80,9 +80,8 @@ class Observed:
             REQUEST_ID.reset(token)
 
 
-def install(app: FastAPI, enabled: bool) -> None:
-    """Adds the middleware and, when metrics are on, `GET /metrics` (no key: counts, never data)."""
-    app.add_middleware(Observed)
+def install_metrics(app: FastAPI, enabled: bool) -> None:
+    """When metrics are on, `GET /metrics` (no key: counts, never data)."""
     if not enabled:
         return
 

@@ -7,9 +7,9 @@ from typing import Annotated, Literal, Self
 from pydantic import AfterValidator, Field, model_validator
 
 from provider import ids
+from provider.models import LONGEST_KEY_SECONDS
 from provider.protocol.wire import RequestBody, invalid
 
-LONGEST_KEY_SECONDS = 10 * 366 * 86_400  # ten years: past that an expiry is a typo, not a policy
 LONGEST_GRACE_SECONDS = 30 * 86_400
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from provider import ids
-from provider.models import ReadRecord, RecordVersion, Writer
+from provider.models import ReadRecord, RecordVersion, Snapshot, StoredFile, Writer
 
 
 def writer_json(writer: Writer) -> dict[str, Any]:
@@ -68,4 +68,29 @@ def withheld_json(v: RecordVersion) -> dict[str, Any]:
         "time": {"written_at": ids.iso(v.written_at), "invalidated_at": ids.iso(v.invalidated_at)},
         "withheld": True,
         "trust": "untrusted",
+    }
+
+
+def snapshot_json(snapshot: Snapshot) -> dict[str, Any]:
+    """`MemorySnapshot`."""
+    return {
+        "id": snapshot.id,
+        "object": "memory.snapshot",
+        "memory_id": snapshot.memory_id,
+        "name": snapshot.name,
+        "message": snapshot.message,
+        "at": ids.iso(snapshot.at_ms),
+    }
+
+
+def file_json(stored: StoredFile) -> dict[str, Any]:
+    """An uploaded file, as `POST /v1/files` answers it (`created_at` in seconds)."""
+    return {
+        "id": stored.id,
+        "object": "file",
+        "filename": stored.filename,
+        "bytes": stored.bytes,
+        "created_at": stored.created_at_ms // 1000,
+        "purpose": stored.purpose,
+        "media_type": stored.media_type,
     }

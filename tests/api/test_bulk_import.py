@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from provider.cli_import import BulkImporter, ImportSummary
 from provider.errors import MemoryNotFoundError
-from provider.services.bulk_import import BulkImporter, ImportSummary
-from provider.services.records import PreparedBatch
-from provider.services.reembed import Reembedder
+from provider.services.records.reembed import Reembedder
+from provider.services.records.service import PreparedBatch
 from tests.api.lifecycle_support import cypher
 from tests.api.records_support import Lab, caller_of, ok, tag, texts
 from tests.conftest import Member

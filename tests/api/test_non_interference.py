@@ -43,9 +43,9 @@ from provider.protocol.errors import envelope
 from provider.protocol.queries import rows_json
 from provider.protocol.recall import recall_json
 from provider.sandbox.pool import SandboxPool
-from provider.services.queries import FreeQuery, QueryLimits, QueryService
-from provider.services.references import ReferenceResolver
-from provider.services.tree import TreeService
+from provider.services.queries.service import FreeQuery, QueryLimits, QueryService
+from provider.services.records.references import ReferenceResolver
+from provider.services.tree.memories import TreeService
 from provider.store.driver import Neo4jStore
 from provider.store.grants import Neo4jGrantStore
 from provider.store.memories import Neo4jMemoryStore

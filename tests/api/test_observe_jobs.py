@@ -96,7 +96,7 @@ def test_a_job_whose_runner_died_is_taken_over_and_keeps_each_episode_once(
     episodes = [{"content": f"kept once {tag()}"}, {"content": f"and this {tag()}"}]
     portal = client.portal
     assert portal is not None
-    parsed = ObserveRequest.model_validate({"episodes": episodes}).episodes
+    parsed = [e.draft([]) for e in ObserveRequest.model_validate({"episodes": episodes}).episodes]
     owner = Caller(member_id=alice.id, member_type="human")
     # The dead runner wrote the first episode under the job's derived id, then died.
     portal.call(lambda: jobs.observe.observe(owner, memory_id, parsed[:1], seed=job_id))

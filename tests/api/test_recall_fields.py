@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase
 
 from provider.protocol.recall_requests import RecallRequest
-from provider.services.filters import compile_filters
+from provider.services.recall.filters import compile_filters
 from provider.store.catalogue import statement
 from provider.store.recall import Neo4jRecallStore
 from tests.conftest import Member, make_memory

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder
-from provider.services.reembed import Reembedder
+from provider.services.records.reembed import Reembedder
 from provider.store.recall import Neo4jRecallStore
 from provider.store.vector_cache import VectorCache
 from tests.api.lifecycle_support import erase

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from provider.services.fusion import fuse, fuse_scores
-from provider.services.query_words import query_words
+from provider.services.recall.fusion import fuse, fuse_scores
+from provider.services.recall.words import query_words
 
 
 def test_query_words_drop_the_grammar_of_a_question() -> None:

@@ -7,7 +7,7 @@ import pytest
 from provider.errors import MemoryInvalidError, UnavailableError
 from provider.sandbox.client import Plan
 from provider.sandbox.failures import sandbox_error
-from provider.services.query_gate import StatementRefused, check_plan, check_statement, tokens
+from provider.services.queries.gate import StatementRefused, check_plan, check_statement, tokens
 
 ALLOWED = [
     "MATCH (r:Record) RETURN r",

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from provider.errors import MemoryInvalidError
-from provider.services import schema_validator
-from provider.services.schema_validator import metered
+from provider.services.schemas import validator as schema_validator
+from provider.services.schemas.validator import metered
 
 
 def test_a_check_that_burns_its_cpu_budget_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,7 @@ from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
 from provider.api.idempotency import idempotent
 from provider.api.uploads import read_upload
+from provider.protocol.records import file_json
 from provider.protocol.responses import ErrorEnvelopeOut, UploadedFileOut
 
 router = APIRouter(prefix="/v1/files", tags=["files"])
@@ -48,8 +49,9 @@ async def upload(request: Request, services: ServicesDep, caller: CallerDep) -> 
     staged = services.files.stage()
     try:
         form = await read_upload(request, staged)
-        return await services.files.upload(
+        stored = await services.files.upload(
             caller, name=form.filename, media_type=form.media_type, staged=staged, purpose=form.purpose
         )
+        return file_json(stored)
     finally:
         staged.discard()

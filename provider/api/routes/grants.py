@@ -37,4 +37,5 @@ async def delete_grant(
     memory_id: str, grant_id: str, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
     """Removes a grant sitting on this memory; needs delete."""
-    return await services.grants.delete(caller, memory_id, grant_id)
+    await services.grants.delete(caller, memory_id, grant_id)
+    return {"id": grant_id, "object": "memory.grant.deleted", "deleted": True}

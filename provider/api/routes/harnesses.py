@@ -12,7 +12,7 @@ from provider.api.idempotency import idempotent
 from provider.errors import HarnessNotFoundError
 from provider.protocol.memories import HarnessMemorySettings
 from provider.protocol.responses import HarnessMemoriesOut
-from provider.services.harnesses import HarnessChanges
+from provider.services.tree.harnesses import HarnessChanges
 
 router = APIRouter(prefix="/v1/harnesses", tags=["harnesses"])
 

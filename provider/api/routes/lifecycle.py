@@ -43,11 +43,13 @@ async def observe(
 ) -> Any:
     """Appends episodes: 200 with the records, or 202 with a job for a large batch or when asked."""
     seed = seed_of(request)
+    episodes = [episode.draft([]) for episode in body.episodes]
     if "respond-async" in (prefer or "") or len(body.episodes) > services.settings.observe_sync_max:
         job_id = ids.derived(ids.JOB, seed, memory_id) if seed else ids.new_id(ids.JOB)
-        job = await services.jobs.start(caller, memory_id, body.episodes, job_id=job_id)
+        started = await services.jobs.start(caller, memory_id, episodes, job_id=job_id)
+        job = {"object": "memory.job", "id": started.id, "status": started.status}
         return JSONResponse({"object": "list", "data": [], "next": None, "job": job}, status_code=202)
-    kept = await services.observe.observe(caller, memory_id, body.episodes, seed=seed)
+    kept = await services.observe.observe(caller, memory_id, episodes, seed=seed)
     return {"object": "list", "data": [record_json(r) for r in kept], "next": None}
 
 
@@ -71,7 +73,8 @@ async def erase(
     memory_id: str, body: EraseRequest, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
     """Removes content for good (needs delete) and says what it could not reach."""
-    return await services.erase.erase(caller, memory_id, body.record_ids)
+    erasure = await services.erase.erase(caller, memory_id, body.record_ids)
+    return {"object": "memory.erasure", "erased": erasure.erased, "unreachable": erasure.unreachable}
 
 
 @router.get("/prime", **answers(PrimeOut))
@@ -82,7 +85,16 @@ async def prime(
     budget: Annotated[int, Query(ge=1, le=PRIME_BUDGET_MAX, description="Most tokens to return.")] = 2000,
 ) -> dict[str, Any]:
     """The memory's standing records, fenced as data, within the budget."""
-    return await services.prime.prime(caller, memory_id, budget)
+    primer = await services.prime.prime(caller, memory_id, budget)
+    return {
+        "object": "memory.prime",
+        "memory_id": primer.memory_id,
+        "trust": "untrusted",
+        "text": primer.text,
+        "records": primer.records,
+        "omitted": primer.omitted,
+        "tokens": {"used": primer.tokens_used, "budget": primer.budget, "tokenizer": primer.tokenizer},
+    }
 
 
 async def operation_key(request: Request, services: ServicesDep, caller: CallerDep) -> None:

@@ -11,7 +11,7 @@ from provider.api.docs import answers
 from provider.api.idempotency import idempotent, seed_of
 from provider.protocol.memories import MemoryCreate, MemoryUpdate, memory_json, memory_page_json
 from provider.protocol.responses import MemoryDeletedOut, MemoryListOut, MemoryOut
-from provider.services.tree import MemoryChanges, MemoryDraft
+from provider.services.tree.memories import MemoryChanges, MemoryDraft
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
 
@@ -81,4 +81,5 @@ async def update_memory(
 @router.delete("/{memory_id}", dependencies=[idempotent("delete")], **answers(MemoryDeletedOut))
 async def delete_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """The memory, its records and its whole subtree."""
-    return await services.tree.delete(caller, memory_id)
+    removed = await services.tree.delete(caller, memory_id)
+    return {"id": memory_id, "object": "memory.deleted", "deleted": True, "memories": removed}

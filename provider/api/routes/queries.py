@@ -21,8 +21,8 @@ from provider.protocol.queries import (
     records_json,
     rows_json,
 )
-from provider.services.named_queries import NamedQuery, QueryDefinition
-from provider.services.queries import FreeQuery, QueryRows
+from provider.services.queries.named import NamedQuery, QueryDefinition
+from provider.services.queries.service import FreeQuery, QueryRows
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["queries"])
 

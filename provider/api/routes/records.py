@@ -14,7 +14,7 @@ from provider.api.docs import answers
 from provider.api.idempotency import idempotent, seed_of
 from provider.blobs import chunks
 from provider.protocol.record_requests import RecordCreate, RecordRevise, SnapshotCreate
-from provider.protocol.records import record_json
+from provider.protocol.records import record_json, snapshot_json
 from provider.protocol.responses import RecordListOut, RecordOut, SnapshotListOut, SnapshotOut
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["records"])
@@ -112,10 +112,11 @@ async def create_snapshot(
     memory_id: str, body: SnapshotCreate, services: ServicesDep, caller: CallerDep
 ) -> dict[str, Any]:
     """Names this instant (needs write)."""
-    return await services.snapshots.create(caller, memory_id, body.name, body.message)
+    return snapshot_json(await services.snapshots.create(caller, memory_id, body.name, body.message))
 
 
 @router.get("/snapshots", **answers(SnapshotListOut))
 async def list_snapshots(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """The memory's named instants."""
-    return {"object": "list", "data": await services.snapshots.listing(caller, memory_id)}
+    snapshots = await services.snapshots.listing(caller, memory_id)
+    return {"object": "list", "data": [snapshot_json(s) for s in snapshots]}

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from provider.models import Privilege
-from provider.protocol.type_requests import input_schema
 
 PERSON = "x.person"
 COMPANY = "x.company"
@@ -112,13 +111,8 @@ class Operation:
     requires: Privilege
 
     def listing(self) -> dict[str, Any]:
-        """As `GET /v1/memories/types` lists it."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "input": input_schema(self.name),
-            "requires": self.requires,
-        }
+        """As `GET /v1/memories/types` lists it, but for its input's schema, which the API adds."""
+        return {"name": self.name, "description": self.description, "requires": self.requires}
 
 
 MERGE = Operation(

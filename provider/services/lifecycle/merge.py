@@ -15,16 +15,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from provider import ids
+from provider.embeddings import Embedder
 from provider.errors import MemoryInvalidError, UnavailableError
 from provider.models import RecordVersion, StoredRecord, Writer
-from provider.protocol.wire import current_limits
-from provider.services.consolidation import Run
-from provider.services.records import RecordService
-from provider.services.types import attributes as kinds
+from provider.services.lifecycle.consolidation import Run
+from provider.services.records import attributes as kinds
+from provider.services.records.service import RecordService
 from provider.services.types.catalog import ADDED
 from provider.services.types.names import folded
 from provider.store.consolidations import Neo4jConsolidationStore
 from provider.store.entities import Neo4jEntityStore
+from provider.store.records import Neo4jRecordStore
 
 MERGED_INTO = "merged_into"
 UNIONED = ("emails", "phones", "handles", "domains")
@@ -72,7 +73,7 @@ def folded_attributes(kept: dict[str, Any], duplicate: dict[str, Any]) -> dict[s
     return result
 
 
-def folded_references(kept: RecordVersion, duplicate: RecordVersion) -> list[dict[str, Any]]:
+def folded_references(kept: RecordVersion, duplicate: RecordVersion, cap: int) -> list[dict[str, Any]]:
     """The kept record's references and the duplicate's, once each, none to either of the two."""
     ends = {kept.record_id, duplicate.record_id}
     taken = {r["rel"] for r in kept.references if r["rel"] in ("subject", "object")}
@@ -84,7 +85,6 @@ def folded_references(kept: RecordVersion, duplicate: RecordVersion) -> list[dic
             continue
         present.add(key)
         refs.append(ref)
-    cap = current_limits().references
     if len(refs) > cap:
         raise MemoryInvalidError(
             f"The merged record would hold more than {cap} references.", param="references"
@@ -108,8 +108,19 @@ def repointed(refs: list[dict[str, Any]], duplicate: str, kept: RecordVersion) -
 class EntityMerger:
     """Plans a merge (nothing written), then applies it inside a run it is given."""
 
-    def __init__(self, records: RecordService, entities: Neo4jEntityStore, runs: Neo4jConsolidationStore):
+    def __init__(
+        self,
+        records: RecordService,
+        entities: Neo4jEntityStore,
+        runs: Neo4jConsolidationStore,
+        *,
+        record_store: Neo4jRecordStore,
+        embedder: Embedder,
+        reference_cap: int,
+    ):
         self.records = records
+        self.reference_cap = reference_cap  # a merged record holds at most this many, as a written one
+        self.record_store, self.embedder = record_store, embedder
         self.entities = entities
         self.runs = runs
 
@@ -121,7 +132,9 @@ class EntityMerger:
             await kinds.checked(current.type, attributes)
         except MemoryInvalidError as e:
             raise MemoryInvalidError(f"The merged record would not fit: {e.message}", param=e.param) from None
-        version = replace(current, attributes=attributes, references=folded_references(current, other))
+        version = replace(
+            current, attributes=attributes, references=folded_references(current, other, self.reference_cap)
+        )
         return Plan(kept=kept, duplicate=duplicate, folded=version)
 
     async def apply(self, run: Run, plan: Plan, writer: Writer, writable: Writable) -> int:
@@ -139,8 +152,8 @@ class EntityMerger:
 
         A pair whose merged record would not fit its schema is left as it is.
         """
-        kept = await self.records.records.read(kept_id)
-        duplicate = await self.records.records.read(duplicate_id)
+        kept = await self.record_store.read(kept_id)
+        duplicate = await self.record_store.read(duplicate_id)
         if kept is None or duplicate is None or kept.latest().type not in ADDED:
             return False
         if duplicate.latest().type != kept.latest().type:
@@ -170,8 +183,8 @@ class EntityMerger:
             writer=writer,
         )
         words = kinds.words_of(version)
-        vector = None if forgotten or not words.strip() else (await self.records.embedder.embed([words]))[0]
-        if not await self.records.records.revise(version, words, vector, stored.versions[0].written_at):
+        vector = None if forgotten or not words.strip() else (await self.embedder.embed([words]))[0]
+        if not await self.record_store.revise(version, words, vector, stored.versions[0].written_at):
             raise UnavailableError("A record of the merge was revised meanwhile; try the merge again.")
         run.seq += 1
         run.superseded += 1

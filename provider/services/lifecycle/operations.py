@@ -14,12 +14,13 @@ from typing import Any
 from provider import access
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError, RecordNotFoundError
 from provider.models import Caller, OperationAsk, OperationOutcome, ReadRecord, StoredRecord
-from provider.services.consolidation import ConsolidationService
-from provider.services.records import RecordService, writer_of
-from provider.services.tree import TreeService
+from provider.services.lifecycle.consolidation import ConsolidationService
+from provider.services.lifecycle.merge import EntityMerger
+from provider.services.records.service import RecordService, writer_of
+from provider.services.tree.memories import TreeService
 from provider.services.types import catalog
-from provider.services.types.merge import EntityMerger
 from provider.services.types.names import IDENTIFYING, names_of, primary_name
+from provider.store.records import Neo4jRecordStore
 
 UNKNOWN_RECORD = "No record with that id is in this memory."
 
@@ -42,7 +43,9 @@ class TypeService:
         records: RecordService,
         consolidation: ConsolidationService,
         merger: EntityMerger,
+        record_store: Neo4jRecordStore,
     ):
+        self.record_store = record_store
         self.tree = tree
         self.records = records
         self.consolidation = consolidation
@@ -59,7 +62,7 @@ class TypeService:
     async def reach(self, caller: Caller, memory_id: str, record_id: str, name: str) -> StoredRecord:
         """The record, once the caller holds the operation's privilege and the record's type offers it."""
         await self.tree.require(caller, memory_id, catalog.OPERATIONS[name].requires)
-        stored = await self.records.records.read(record_id)
+        stored = await self.record_store.read(record_id)
         if stored is None or stored.memory_id != memory_id:
             raise _unknown("record_id")
         kind = catalog.ADDED.get(stored.latest().type)
@@ -115,7 +118,7 @@ class TypeService:
 
     async def _after(self, caller: Caller, record_id: str) -> list[ReadRecord]:
         """A merged record as it is now, withheld from a caller who may not read its memory."""
-        stored = await self.records.records.read(record_id)
+        stored = await self.record_store.read(record_id)
         if stored is None:
             return []
         views = await self.tree.views(caller, [stored.memory_id])
@@ -126,7 +129,7 @@ class TypeService:
         """The duplicate, which the caller must read and write; unknown and out of reach answer alike."""
         if duplicate_id == kept.id:
             raise MemoryInvalidError("A record is not merged into itself.", param="duplicate")
-        stored = await self.records.records.read(duplicate_id)
+        stored = await self.record_store.read(duplicate_id)
         views = await self.tree.views(caller, [stored.memory_id]) if stored else []
         access.require_record(views[0].privileges if views else None, "write", "duplicate")
         assert stored is not None  # require_record refused a record that is not there

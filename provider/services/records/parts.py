@@ -6,8 +6,8 @@ import io
 
 from provider.errors import FileNotFoundInStoreError
 from provider.models import Caller
-from provider.services.files import FileBytes, FileService
-from provider.services.records import RecordService
+from provider.services.records.files import FileBytes, FileService
+from provider.services.records.service import RecordService
 
 
 class ContentService:

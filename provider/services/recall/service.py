@@ -8,11 +8,12 @@ from typing import Any
 from provider import access, ids
 from provider.embeddings import Embedder
 from provider.models import Caller, MemoryView, ReadRecord, RecallAnswer, RecallAsk, RecordVersion
-from provider.services.filters import compile_filters
-from provider.services.fusion import Fused, fuse, fuse_scores
-from provider.services.query_words import query_words
-from provider.services.records import RecordService
-from provider.services.tree import TreeService
+from provider.services.recall.filters import compile_filters
+from provider.services.recall.fusion import Fused, fuse, fuse_scores
+from provider.services.recall.words import query_words
+from provider.services.records.references import ReferenceResolver
+from provider.services.records.service import RecordService
+from provider.services.tree.memories import TreeService
 from provider.store.recall import TEXT_WORDS, Neo4jRecallStore, words_cut
 
 SIGNALS = ("query", "text", "filters")
@@ -28,6 +29,7 @@ class RecallService:
         tree: TreeService,
         recall: Neo4jRecallStore,
         records: RecordService,
+        references: ReferenceResolver,
         embedder: Embedder,
         *,
         subtree_cap: int,
@@ -40,6 +42,7 @@ class RecallService:
         self.tree = tree
         self.store = recall
         self.records = records
+        self.references = references
         self.embedder = embedder
         self.subtree_cap = subtree_cap
         self.abstain_below = abstain_below
@@ -197,7 +200,7 @@ class RecallService:
         self, caller: Caller, ranked: list[Fused], instant: int | None, views: dict[str, MemoryView]
     ) -> list[tuple[ReadRecord, dict[str, str], float | None, list[str]]]:
         versions = await self._versions([h.record_id for h in ranked], instant)
-        reads = await self.records.references.for_reads(
+        reads = await self.references.for_reads(
             caller, [versions[h.record_id] for h in ranked if h.record_id in versions]
         )
         by_id = {r.version.record_id: r for r in reads}

@@ -7,8 +7,9 @@ from typing import Any
 from provider import access
 from provider.errors import RecordNotFoundError
 from provider.models import Caller, GraphAsk
-from provider.services.records import RecordService
-from provider.services.tree import TreeService
+from provider.services.records.references import ReferenceResolver
+from provider.services.records.service import RecordService
+from provider.services.tree.memories import TreeService
 from provider.store.graph import Neo4jGraphStore
 from provider.store.recall import Neo4jRecallStore
 
@@ -22,9 +23,11 @@ class GraphService:
         graph: Neo4jGraphStore,
         recall: Neo4jRecallStore,
         records: RecordService,
+        references: ReferenceResolver,
         *,
         subtree_cap: int,
     ):
+        self.references = references
         self.subtree_cap = subtree_cap
         self.tree = tree
         self.graph = graph
@@ -49,7 +52,7 @@ class GraphService:
         rows = rows[:limit]
         ids = [r["id"] for r in rows]
         versions = await self.recall.current(ids)
-        reads = await self.records.references.for_reads(caller, [versions[i] for i in ids if i in versions])
+        reads = await self.references.for_reads(caller, [versions[i] for i in ids if i in versions])
         names = {
             v.node.id: v.node.name
             for v in await self.tree.views(caller, sorted({r["memory_id"] for r in rows}))
@@ -67,7 +70,7 @@ class GraphService:
 
     async def _edges(self, caller: Caller, ids: list[str]) -> list[dict[str, Any]]:
         rows = await self.graph.edges(ids)
-        readable = await self.records.references.readable(caller, {r["to_memory"] for r in rows})
+        readable = await self.references.readable(caller, {r["to_memory"] for r in rows})
         edges = []
         for row in rows:
             source = {"record_id": row["from_id"], "memory_id": row["from_memory"]}

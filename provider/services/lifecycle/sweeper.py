@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from provider import ids
 from provider.blobs import BlobStore
-from provider.services.consolidation import ConsolidationService
-from provider.services.files import FileService
-from provider.services.idempotency import KEEP_MS, IdempotencyService
-from provider.services.observe_jobs import ObserveJobs
+from provider.services.lifecycle.consolidation import ConsolidationService
+from provider.services.lifecycle.jobs import ObserveJobs
+from provider.services.records.files import FileService
+from provider.services.records.idempotency import KEEP_MS, IdempotencyService
 from provider.store.records import Neo4jRecordStore
 
 log = logging.getLogger("provider.sweeper")

@@ -1,4 +1,7 @@
-"""Bulk import of records from JSON Lines: batched, resumable, with progress and a summary.
+"""Bulk import of records from JSON Lines (`python -m provider import`): batched, resumable, with progress.
+
+At the CLI's edge: each line is parsed by the wire models, as the API parses a body, and the
+record service receives drafts.
 
 Each line is a record body as `POST .../records` takes it. A line's record id is derived from the
 memory, the file's content hash and the line number, so re-running an import (or resuming after a
@@ -22,7 +25,7 @@ from provider.errors import MemoryInvalidError
 from provider.models import Caller, RecordDraft
 from provider.protocol.record_requests import RecordCreate
 from provider.protocol.wire import parse
-from provider.services.records import PreparedBatch, RecordService
+from provider.services.records.service import PreparedBatch, RecordService
 
 Numbered = tuple[int, RecordDraft]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import base64
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from provider import access, ids
 from provider.errors import ConflictError, MemoryInvalidError, MemoryNotFoundError
-from provider.models import Caller, MemoryView, Page
+from provider.models import Caller, MemoryView, NodeFacts, Page
 from provider.store.memories import MemoryFacts, Neo4jMemoryStore
 
 MAX_PAGE = 100
@@ -83,12 +83,20 @@ class MemoryChanges:
 class TreeService:
     """Authorize, then act; every answer is the caller's view."""
 
-    def __init__(self, memories: Neo4jMemoryStore, default_provider: str):
+    def __init__(
+        self,
+        memories: Neo4jMemoryStore,
+        default_provider: str,
+        *,
+        busy: Callable[[str], Awaitable[bool]] | None = None,
+        deleted: Callable[[], Awaitable[int]] | None = None,
+    ):
         self.memories = memories
         self.default_provider = default_provider
-        self.busy: Callable[[str], Awaitable[bool]] | None = None
-        # What runs after a delete: the file sweep (bytes no remaining version names), wired by the app.
-        self.deleted: Callable[[], Awaitable[int]] | None = None
+        # Whether a consolidation runs in a memory's subtree (moves and deletes wait for it).
+        self.busy = busy
+        # What runs after a delete: the file sweep (bytes no remaining version names).
+        self.deleted = deleted
 
     async def _refuse_if_busy(self, memory_id: str) -> None:
         """Moves and deletes wait while a consolidation runs in the subtree."""
@@ -178,14 +186,14 @@ class TreeService:
             param = "memory_id" if parent_id is None else "parent_id"
             raise MemoryNotFoundError("No memory with that id exists.", param=param)
 
-    async def delete(self, caller: Caller, memory_id: str) -> dict[str, Any]:
-        """The memory, its records and every descendant."""
+    async def delete(self, caller: Caller, memory_id: str) -> list[str]:
+        """The memory, its records and every descendant; the ids of the memories that went."""
         await self.require(caller, memory_id, "delete")
         await self._refuse_if_busy(memory_id)
         removed = await self.memories.delete(memory_id)
         if self.deleted is not None:
             await self.deleted()
-        return {"id": memory_id, "object": "memory.deleted", "deleted": True, "memories": removed}
+        return removed
 
     async def list_entries(self, caller: Caller, cursor: str | None, limit: int) -> Page[MemoryView]:
         """Where the caller enters the tree: memories it holds a privilege on whose parent it cannot see."""
@@ -209,6 +217,10 @@ class TreeService:
         facts, _ = await self._reach_named(caller, ancestor_id, depth=None)
         readable = [m for m in facts.readable_scope() if m != ancestor_id]
         return await self._page(caller, readable, cursor, limit)
+
+    async def granted_facts(self, member_id: str) -> tuple[list[NodeFacts], dict[str, str]]:
+        """Every memory the member holds a grant on, with the facts the access walk needs, and names."""
+        return await self.memories.granted_facts(member_id)
 
     async def list_granted(self, caller: Caller, cursor: str | None, limit: int) -> Page[MemoryView]:
         """Readable entry points and every node below where the caller's privileges change."""

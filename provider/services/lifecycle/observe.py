@@ -10,24 +10,28 @@ any of their `aliases`, emails or domains, as whole words, ignoring case and acc
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 from provider import access, ids
-from provider.models import Caller, ReadRecord, Writer
-from provider.protocol.record_requests import EpisodeIn
-from provider.services import content as rules
-from provider.services.records import RecordService
-from provider.services.tree import TreeService
+from provider.models import Caller, ReadRecord, RecordDraft, Writer
+from provider.services.records import content as rules
+from provider.services.records.service import RecordService
+from provider.services.tree.memories import TreeService
 from provider.services.types.catalog import ENTITY_TYPES
 from provider.services.types.names import NameMatcher
+from provider.store.records import Neo4jRecordStore
 
 
 class ObserveService:
     """Needs write; answers 200 with the episodes it kept (derivation runs at write time)."""
 
-    def __init__(self, tree: TreeService, records: RecordService, provider_id: str):
+    def __init__(
+        self, tree: TreeService, records: RecordService, record_store: Neo4jRecordStore, provider_id: str
+    ):
         self.tree = tree
         self.records = records
+        self.record_store = record_store
         self.provider_id = provider_id
 
     def capabilities(self) -> dict[str, Any]:
@@ -38,7 +42,7 @@ class ObserveService:
         }
 
     async def observe(
-        self, caller: Caller, memory_id: str, episodes: list[EpisodeIn], *, seed: str | None = None
+        self, caller: Caller, memory_id: str, episodes: list[RecordDraft], *, seed: str | None = None
     ) -> list[ReadRecord]:
         """Keeps each episode as an `episode` record written by the provider on the observer's behalf.
 
@@ -47,15 +51,15 @@ class ObserveService:
         """
         view = await self.tree.require(caller, memory_id, "write")
         memories = await self._entity_memories(caller, memory_id)
-        matcher = NameMatcher(await self.records.records.entities(memories, ENTITY_TYPES))
+        matcher = NameMatcher(await self.record_store.entities(memories, ENTITY_TYPES))
         writer = Writer(kind="provider", id=self.provider_id, on_behalf_of=caller.principal)
-        texts = [rules.words_of(e.title, [p.stored() for p in e.content]) for e in episodes]
+        texts = [rules.words_of(e.title, e.content) for e in episodes]
         # Matching names against every episode is CPU work: it runs off the event loop.
         mentions = await asyncio.to_thread(lambda: [matcher.mentioned(text) for text in texts])
         drafts = [
             (
                 ids.derived(ids.RECORD, seed, str(index)) if seed else ids.new_id(ids.RECORD),
-                episode.draft([{"rel": "about", "record_id": e["id"]} for e in found]),
+                replace(episode, references=[{"rel": "about", "record_id": e["id"]} for e in found]),
             )
             for index, (episode, found) in enumerate(zip(episodes, mentions, strict=True))
         ]

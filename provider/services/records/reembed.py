@@ -8,7 +8,7 @@ from typing import TextIO
 
 from provider.embeddings import Embedder
 from provider.models import Caller
-from provider.services.tree import TreeService
+from provider.services.tree.memories import TreeService
 from provider.store.records import Neo4jRecordStore
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError, NotFoundError
-from provider.services.query_gate import StatementRefused, check_statement
+from provider.services.queries.gate import StatementRefused, check_statement
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 LANGUAGE = "cypher"

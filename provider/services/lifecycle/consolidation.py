@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from provider import ids
+from provider.embeddings import Embedder
 from provider.errors import (
     ConflictError,
     ConsolidationNotFoundError,
@@ -17,12 +18,13 @@ from provider.errors import (
     ProviderError,
 )
 from provider.models import Caller, RecordVersion, Writer
-from provider.services.consolidation_rules import decide
-from provider.services.records import RecordService
-from provider.services.tree import TreeService
-from provider.services.types import attributes as kinds
+from provider.services.lifecycle.rules import decide
+from provider.services.records import attributes as kinds
+from provider.services.records.service import RecordService
+from provider.services.tree.memories import TreeService
 from provider.services.types.catalog import ENTITY_TYPES
 from provider.store.consolidations import Neo4jConsolidationStore
+from provider.store.records import Neo4jRecordStore
 
 
 @dataclass
@@ -70,7 +72,7 @@ def net_changes(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class EntityFolder(Protocol):
-    """Folds a duplicate person or company into the record kept (services/types/merge.py)."""
+    """Folds a duplicate person or company into the record kept (services/lifecycle/merge.py)."""
 
     async def handled(self, run: Run, duplicate_id: str, kept_id: str) -> bool:
         """True when it merged the pair (or left it, unable to); False when the pair is not its kind."""
@@ -116,6 +118,8 @@ class ConsolidationService:
         runs: Neo4jConsolidationStore,
         records: RecordService,
         *,
+        record_store: Neo4jRecordStore,
+        embedder: Embedder,
         provider_id: str,
         threshold: float,
         default_budget: int,
@@ -123,6 +127,7 @@ class ConsolidationService:
         merger: EntityFolder | None = None,
     ):
         self.merger = merger
+        self.record_store, self.embedder = record_store, embedder
         self.lease_ms = lease_ms
         self.tree = tree
         self.runs = runs
@@ -255,10 +260,10 @@ class ConsolidationService:
         await self.runs.log(run.id, run.seq, record_id, action, before, after, ids.now_ms())
 
     async def _forget(self, run: Run, caller: Caller, record_id: str) -> None:
-        stored = await self.records.records.read(record_id)
+        stored = await self.record_store.read(record_id)
         if stored is None or stored.latest().status != "active":
             return
-        await self.records.records.forget(run.memory_id, record_id, ids.now_ms())
+        await self.record_store.forget(run.memory_id, record_id, ids.now_ms())
         run.forgotten += 1
         await self._log(run, record_id, "forgotten", stored.current, None)
 
@@ -268,7 +273,7 @@ class ConsolidationService:
         for referrer in await self.runs.referrers(duplicate):
             if referrer["memory_id"] != run.memory_id:
                 continue
-            stored = await self.records.records.read(referrer["id"])
+            stored = await self.record_store.read(referrer["id"])
             if stored is None:
                 continue
             current = stored.latest()
@@ -292,8 +297,8 @@ class ConsolidationService:
             writer=run.writer,
         )
         words = kinds.words_of(version)
-        vector = (await self.records.embedder.embed([words]))[0] if words.strip() else None
-        if await self.records.records.revise(version, words, vector, created_at):
+        vector = (await self.embedder.embed([words]))[0] if words.strip() else None
+        if await self.record_store.revise(version, words, vector, created_at):
             run.superseded += 1
             await self._log(run, current.record_id, "superseded", current.version, version.version)
 
@@ -319,7 +324,7 @@ class ConsolidationService:
 
     async def _require_reach(self, caller: Caller, memory_id: str, changes: list[dict[str, Any]]) -> None:
         """A run that changed records of other memories (a merge across them): write on each reverts it."""
-        located = await self.records.records.locate(sorted({c["record_id"] for c in changes}))
+        located = await self.record_store.locate(sorted({c["record_id"] for c in changes}))
         others = sorted(set(located.values()) - {memory_id})
         views = await self.tree.views(caller, others) if others else []
         writable = {v.node.id for v in views if "write" in v.privileges}
@@ -330,7 +335,7 @@ class ConsolidationService:
             )
 
     async def _undo(self, run: Run, caller: Caller, change: dict[str, Any]) -> None:
-        stored = await self.records.records.read(change["record_id"])
+        stored = await self.record_store.read(change["record_id"])
         if stored is None:
             return
         if change["action"] == "created":

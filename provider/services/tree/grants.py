@@ -7,7 +7,7 @@ import re
 from provider import ids
 from provider.errors import GrantNotFoundError, MemoryInvalidError, MemoryNotFoundError
 from provider.models import ALL_PRIVILEGES, Caller, GrantView
-from provider.services.tree import TreeService
+from provider.services.tree.memories import TreeService
 from provider.store.grants import Neo4jGrantStore
 
 PRINCIPAL = re.compile(r"^(member|group|x\.[a-z0-9_.-]+):.+$")
@@ -60,7 +60,7 @@ class GrantService:
             raise MemoryNotFoundError("No memory with that id exists.", param="memory_id")
         return GrantView(grant=grant, inherited=False)
 
-    async def delete(self, caller: Caller, memory_id: str, grant_id: str) -> dict[str, object]:
+    async def delete(self, caller: Caller, memory_id: str, grant_id: str) -> None:
         """Removes a grant sitting on this node; the creator's implicit grant stays."""
         await self.tree.require(caller, memory_id, "delete")
         found = await self.grants.get(memory_id, grant_id)
@@ -69,4 +69,3 @@ class GrantService:
         if found["implicit"]:
             raise MemoryInvalidError("The creator's implicit grant cannot be removed.", param="grant_id")
         await self.grants.delete(memory_id, grant_id)
-        return {"id": grant_id, "object": "memory.grant.deleted", "deleted": True}

@@ -7,8 +7,8 @@ from typing import Any
 
 from provider import ids
 from provider.errors import InvalidInputError, MemberNotFoundError
-from provider.protocol.admin import LONGEST_KEY_SECONDS
-from provider.services.identity import hash_key
+from provider.models import LONGEST_KEY_SECONDS
+from provider.services.tree.identity import hash_key
 from provider.store.principals import Neo4jPrincipalStore
 
 MEMBER_TYPES = ("human", "agent")

@@ -31,7 +31,7 @@ from referencing.jsonschema import DRAFT202012
 
 from provider import metrics
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError, ProviderError, UnavailableError
-from provider.services.schema_validator import (
+from provider.services.schemas.validator import (
     FORMATS,
     REGISTRY,
     UNOFFERED,

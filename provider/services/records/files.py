@@ -16,7 +16,7 @@ from provider.errors import (
     MemoryUnsupportedError,
     QuotaExhaustedError,
 )
-from provider.models import Caller
+from provider.models import Caller, StoredFile
 from provider.store.files import Neo4jFileStore
 
 ORPHAN_BATCH = 100  # files one step of the orphan sweep checks against every record version
@@ -79,7 +79,7 @@ class FileService:
 
     async def upload(
         self, caller: Caller, *, name: str, media_type: str, staged: StagedBlob, purpose: str
-    ) -> dict[str, Any]:
+    ) -> StoredFile:
         """Records the file within the uploader's quota, then keeps its bytes; only they may name it.
 
         Metadata goes first, in the statement that checks the quota, so parallel uploads cannot pass
@@ -105,15 +105,14 @@ class FileService:
         except Exception:
             await self.files.delete([file_id])
             raise
-        return {
-            "id": row["id"],
-            "object": "file",
-            "filename": row["name"],
-            "bytes": row["bytes"],
-            "created_at": row["created_at"] // 1000,
-            "purpose": row["purpose"],
-            "media_type": row["media_type"],
-        }
+        return StoredFile(
+            id=row["id"],
+            filename=row["name"],
+            bytes=row["bytes"],
+            created_at_ms=row["created_at"],
+            purpose=row["purpose"],
+            media_type=row["media_type"],
+        )
 
     async def complete(
         self, caller: Caller, content: list[dict[str, Any]], *, kept: frozenset[str] = frozenset()

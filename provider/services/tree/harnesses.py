@@ -14,7 +14,7 @@ from provider.errors import (
     MemoryNotFoundError,
 )
 from provider.models import Caller, ordered_privileges
-from provider.services.tree import TreeService
+from provider.services.tree.memories import TreeService
 from provider.store.harnesses import Neo4jHarnessStore
 
 
@@ -50,7 +50,7 @@ class HarnessService:
     async def memories(self, caller: Caller, harness_id: str) -> dict[str, Any]:
         """Every memory the agent holds a grant on, highest first, with its effective privileges."""
         harness = await self._own(caller, harness_id)
-        facts, names = await self.tree.memories.granted_facts(caller.member_id)
+        facts, names = await self.tree.granted_facts(caller.member_id)
         privileges = access.effective_privileges(facts)
         granted = sorted(
             (n for n in facts if n.granted), key=lambda n: (n.depth, names.get(n.id) or "", n.id)

@@ -25,10 +25,10 @@ from provider.models import (
     StoredRecord,
     Writer,
 )
-from provider.services.files import FileService
-from provider.services.references import ReferenceResolver
-from provider.services.tree import TreeService, decode_cursor, encode_cursor
-from provider.services.types import attributes as kinds
+from provider.services.records import attributes as kinds
+from provider.services.records.files import FileService
+from provider.services.records.references import ReferenceResolver
+from provider.services.tree.memories import TreeService, decode_cursor, encode_cursor
 from provider.store.records import Neo4jRecordStore
 
 REVISE_ATTEMPTS = 5
@@ -53,12 +53,19 @@ class PreparedBatch:
 class RecordService:
     """Authorize on the memory, validate, embed, store."""
 
-    def __init__(self, tree: TreeService, records: Neo4jRecordStore, embedder: Embedder, files: FileService):
+    def __init__(
+        self,
+        tree: TreeService,
+        records: Neo4jRecordStore,
+        embedder: Embedder,
+        files: FileService,
+        references: ReferenceResolver,
+    ):
         self.tree = tree
         self.records = records
         self.embedder = embedder
         self.files = files
-        self.references = ReferenceResolver(tree, records)
+        self.references = references
 
     async def remember(
         self, caller: Caller, memory_id: str, draft: RecordDraft, *, record_id: str | None = None

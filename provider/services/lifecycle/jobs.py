@@ -16,16 +16,52 @@ from typing import Any
 
 from provider import ids, metrics
 from provider.errors import JobNotFoundError, ProviderError
-from provider.models import Caller, ReadRecord
-from provider.protocol.record_requests import EpisodeIn, ObserveRequest
-from provider.protocol.wire import parse
-from provider.services.observe import ObserveService
-from provider.services.records import RecordService
-from provider.services.tree import TreeService
+from provider.models import Caller, JobState, ReadRecord, RecordDraft
+from provider.services.lifecycle.observe import ObserveService
+from provider.services.records.references import ReferenceResolver
+from provider.services.records.service import RecordService
+from provider.services.tree.memories import TreeService
 from provider.store.jobs import Neo4jJobStore
+from provider.store.records import Neo4jRecordStore
 
 log = logging.getLogger("provider.jobs")
 KEEP_MS = 48 * 3600 * 1000
+
+
+def episodes_json(episodes: list[RecordDraft]) -> str:
+    """The episodes as a job keeps them until it has run: each draft's own fields."""
+    return json.dumps(
+        [
+            {
+                "type": "episode",
+                "title": e.title,
+                "content": e.content,
+                "attributes": e.attributes,
+                "valid_from": e.valid_from,
+                "valid_to": e.valid_to,
+            }
+            for e in episodes
+        ]
+    )
+
+
+def episodes_from(text: str) -> list[RecordDraft]:
+    """The episodes a job keeps, as drafts (checked when the request came in)."""
+    return [_episode(item) for item in json.loads(text)]
+
+
+def _episode(item: dict[str, Any]) -> RecordDraft:
+    """One kept episode; a job kept before drafts were holds the request's own shape (no `type`)."""
+    time = item.get("time") or {}
+    content = item["content"]
+    return RecordDraft(
+        type="episode",
+        title=item.get("title"),
+        content=[{"type": "text", "text": content}] if isinstance(content, str) else content,
+        attributes=item.get("attributes") or {},
+        valid_from=item.get("valid_from", time.get("valid_from")),
+        valid_to=item.get("valid_to", time.get("valid_to")),
+    )
 
 
 class ObserveJobs:
@@ -38,9 +74,12 @@ class ObserveJobs:
         records: RecordService,
         jobs: Neo4jJobStore,
         *,
+        record_store: Neo4jRecordStore,
+        references: ReferenceResolver,
         lease_ms: int,
         concurrent: int = 2,
     ):
+        self.record_store, self.references = record_store, references
         # However many jobs callers start, this process runs at most `concurrent` at once; the rest
         # wait their turn (or are taken over by another instance once their first lease runs out).
         self.slots = asyncio.Semaphore(concurrent)
@@ -53,9 +92,9 @@ class ObserveJobs:
         self.running: set[asyncio.Task[None]] = set()
 
     async def start(
-        self, caller: Caller, memory_id: str, episodes: list[EpisodeIn], *, job_id: str
-    ) -> dict[str, Any]:
-        """Records the job (needs write) and starts it; `{object, id, status}` for the 202."""
+        self, caller: Caller, memory_id: str, episodes: list[RecordDraft], *, job_id: str
+    ) -> JobState:
+        """Records the job (needs write) and starts it; its id and status for the 202."""
         await self.tree.require(caller, memory_id, "write")
         now = ids.now_ms()
         row = await self.jobs.create(
@@ -64,7 +103,7 @@ class ObserveJobs:
             member_id=caller.member_id,
             member_type=caller.member_type,
             via_server=caller.via_server,
-            episodes_json=json.dumps([e.model_dump(mode="json", exclude_unset=True) for e in episodes]),
+            episodes_json=episodes_json(episodes),
             count=len(episodes),
             now=now,
             lease_until=now + self.lease_ms,
@@ -74,7 +113,7 @@ class ObserveJobs:
             task = asyncio.create_task(self._queued(job_id))
             self.running.add(task)
             task.add_done_callback(self.running.discard)
-        return {"object": "memory.job", "id": row["id"], "status": row["status"]}
+        return JobState(id=row["id"], status=row["status"])
 
     async def _queued(self, job_id: str) -> None:
         metrics.OBSERVE_JOBS_WAITING.inc()
@@ -99,7 +138,7 @@ class ObserveJobs:
             caller = Caller(
                 member_id=row["member_id"], member_type=row["member_type"], via_server=bool(row["via_server"])
             )
-            episodes = parse(ObserveRequest, {"episodes": json.loads(row["episodes_json"])}).episodes
+            episodes = episodes_from(row["episodes_json"])
             kept = await self.observe.observe(caller, row["memory_id"], episodes, seed=job_id)
             written = [r.version.record_id for r in kept]
             await self.jobs.finish(job_id, self.owner, "completed", written, "", ids.now_ms())
@@ -134,10 +173,10 @@ class ObserveJobs:
             raise JobNotFoundError("No job with that id is in this memory.", param="job_id")
         versions = []
         for record_id in row["record_ids"]:
-            stored = await self.records.records.read(record_id)
+            stored = await self.record_store.read(record_id)
             if stored is not None:
                 versions.append(stored.latest())
-        return row, await self.records.references.for_reads(caller, versions)
+        return row, await self.references.for_reads(caller, versions)
 
     async def resume_abandoned(self, limit: int = 20) -> int:
         """Runs jobs whose runner died (the sweeper calls this); how many were found."""

@@ -20,8 +20,9 @@ from provider.errors import MemoryInvalidError, MemoryUnsupportedError
 from provider.models import Caller, ReadRecord, RecallAnswer, Writer
 from provider.sandbox.client import SandboxResult
 from provider.sandbox.pool import SandboxPool
-from provider.services import params_schema
-from provider.services.named_queries import (
+from provider.services.queries.fence import written_by
+from provider.services.queries.gate import StatementRefused, check_plan, check_statement
+from provider.services.queries.named import (
     LANGUAGE,
     NamedQuery,
     NamedQueryNotFoundError,
@@ -30,10 +31,9 @@ from provider.services.named_queries import (
     definition_of,
     from_row,
 )
-from provider.services.query_fence import written_by
-from provider.services.query_gate import StatementRefused, check_plan, check_statement
-from provider.services.references import ReferenceResolver
-from provider.services.tree import TreeService
+from provider.services.records.references import ReferenceResolver
+from provider.services.schemas import params as params_schema
+from provider.services.tree.memories import TreeService
 from provider.store.driver import Neo4jStore
 from provider.store.named_queries import Neo4jNamedQueryStore
 from provider.store.projection import Neo4jProjectionStore
@@ -90,6 +90,7 @@ class QueryService:
         *,
         limits: QueryLimits | None = None,
         gate: bool = True,
+        prestart: bool = False,
     ):
         self.tree = tree
         self.projections, self.named, self.recall = stores
@@ -98,7 +99,7 @@ class QueryService:
         self.limits = limits or QueryLimits()
         # Off only in tests that show the sandbox alone confines a statement; never a setting.
         self.gate = gate
-        self.prestart = False
+        self.prestart = prestart  # warm the sandbox at start rather than on the first query
         self._vetted: OrderedDict[str, None] = OrderedDict()
 
     @classmethod
@@ -122,9 +123,9 @@ class QueryService:
         )
         stores = (Neo4jProjectionStore(store), Neo4jNamedQueryStore(store), Neo4jRecallStore(store))
         prestart = settings.query_sandbox_prestart
-        service = cls(tree, stores, references, pool, limits=limits)
-        service.prestart = settings.environment == "production" if prestart is None else prestart
-        return service
+        if prestart is None:
+            prestart = settings.environment == "production"
+        return cls(tree, stores, references, pool, limits=limits, prestart=prestart)
 
     def capabilities(self) -> dict[str, Any]:
         """Named queries and free Cypher need the sandbox; without it neither is declared."""

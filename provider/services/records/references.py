@@ -8,7 +8,7 @@ from typing import Any
 from provider import access
 from provider.errors import MemoryInvalidError
 from provider.models import Caller, ReadRecord, RecordDraft, RecordVersion
-from provider.services.tree import TreeService
+from provider.services.tree.memories import TreeService
 from provider.store.records import Neo4jRecordStore
 
 

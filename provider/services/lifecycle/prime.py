@@ -7,9 +7,9 @@ from typing import Any
 
 from provider import ids
 from provider.embeddings import TokenCounter
-from provider.models import Caller, RecordVersion
-from provider.services.content import words_of
-from provider.services.tree import TreeService
+from provider.models import Caller, Primer, RecordVersion
+from provider.services.records.content import words_of
+from provider.services.tree.memories import TreeService
 from provider.store.records import Neo4jRecordStore
 
 MAX_STANDING = 500
@@ -28,6 +28,9 @@ def record_block(v: RecordVersion) -> str:
     return f"{head}\n{fence_text(words_of(v.title, v.content))}\n</record>"
 
 
+TOKENIZER = "all-MiniLM-L6-v2 wordpiece"  # what counts a budget's tokens, named in the answer
+
+
 class PrimeService:
     """Reads what a memory marks as always relevant; the caller decides where to put it."""
 
@@ -40,7 +43,7 @@ class PrimeService:
         """Priming is served."""
         return {"prime": True}
 
-    async def prime(self, caller: Caller, memory_id: str, budget: int) -> dict[str, Any]:
+    async def prime(self, caller: Caller, memory_id: str, budget: int) -> Primer:
         """Header (name, description, children), then standing records until the budget is spent."""
         view = await self.tree.require(caller, memory_id, "read")
         reach = await self.tree.readable_scope(caller, memory_id, 1)
@@ -62,15 +65,10 @@ class PrimeService:
             used += cost
             included.append(version.record_id)
         text = "\n".join(blocks) + "\n</memory>" if header else ""
-        return {
-            "object": "memory.prime",
-            "memory_id": memory_id,
-            "trust": "untrusted",
-            "text": text,
-            "records": included,
-            "omitted": len(standing) - len(included),
-            "tokens": {"used": used, "budget": budget, "tokenizer": "all-MiniLM-L6-v2 wordpiece"},
-        }
+        omitted = len(standing) - len(included)
+        return Primer(
+            memory_id, text, included, omitted, used, budget, tokenizer="all-MiniLM-L6-v2 wordpiece"
+        )
 
     async def _fitting_header(self, lines: list[str], budget: int) -> tuple[str, int]:
         """The header lines that fit with the closing tag, dropping children, description, name, fence.

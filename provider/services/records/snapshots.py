@@ -6,21 +6,20 @@ from typing import Any
 
 from provider import ids
 from provider.errors import MemoryNotFoundError
-from provider.models import Caller
-from provider.services.tree import TreeService
+from provider.models import Caller, Snapshot
+from provider.services.tree.memories import TreeService
 from provider.store.records import Neo4jRecordStore
 
 
-def snapshot_json(row: dict[str, Any]) -> dict[str, Any]:
-    """`MemorySnapshot`."""
-    return {
-        "id": row["id"],
-        "object": "memory.snapshot",
-        "memory_id": row["memory_id"],
-        "name": row["name"],
-        "message": row["message"] or "",
-        "at": ids.iso(row["at"]),
-    }
+def snapshot_of(row: dict[str, Any]) -> Snapshot:
+    """A stored snapshot row as the domain's `Snapshot`."""
+    return Snapshot(
+        id=row["id"],
+        memory_id=row["memory_id"],
+        name=row["name"],
+        message=row["message"] or "",
+        at_ms=row["at"],
+    )
 
 
 class SnapshotService:
@@ -30,7 +29,7 @@ class SnapshotService:
         self.tree = tree
         self.records = records
 
-    async def create(self, caller: Caller, memory_id: str, name: str, message: str | None) -> dict[str, Any]:
+    async def create(self, caller: Caller, memory_id: str, name: str, message: str | None) -> Snapshot:
         """Copies nothing: stores the name and the server's clock."""
         await self.tree.require(caller, memory_id, "write")
         row = await self.records.create_snapshot(
@@ -42,9 +41,9 @@ class SnapshotService:
         )
         if row is None:
             raise MemoryNotFoundError("No memory with that id exists.", param="memory_id")
-        return snapshot_json(row)
+        return snapshot_of(row)
 
-    async def listing(self, caller: Caller, memory_id: str) -> list[dict[str, Any]]:
+    async def listing(self, caller: Caller, memory_id: str) -> list[Snapshot]:
         """Oldest first."""
         await self.tree.require(caller, memory_id, "read")
-        return [snapshot_json(r) for r in await self.records.snapshots(memory_id)]
+        return [snapshot_of(r) for r in await self.records.snapshots(memory_id)]

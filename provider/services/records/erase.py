@@ -5,15 +5,14 @@ The answer lists, honestly, what the provider could not reach.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from provider import ids
 from provider.errors import RecordNotFoundError
-from provider.models import Caller
-from provider.services.files import FileService
-from provider.services.references import ReferenceResolver
-from provider.services.tree import TreeService
+from provider.models import Caller, Erasure
+from provider.services.records.files import FileService
+from provider.services.records.references import ReferenceResolver
+from provider.services.tree.memories import TreeService
 from provider.store.records import Neo4jRecordStore
 
 # What stays behind after an erase, outside the provider's reach until time passes. Each entry is
@@ -23,8 +22,6 @@ UNREACHABLE = [
     "neo4j:index_segments_until_merge",
     "backups_taken_before_the_erase",
 ]
-
-Invalidator = Callable[[list[str]], Awaitable[None]]
 
 
 class EraseService:
@@ -37,13 +34,12 @@ class EraseService:
         self.records = records
         self.files = files
         self.references = references
-        self.invalidators: list[Invalidator] = []
 
     def capabilities(self) -> dict[str, Any]:
         """Erase reports what it cannot reach."""
         return {"erase": {"unreachable": "reported", "derived": "erased"}}
 
-    async def erase(self, caller: Caller, memory_id: str, record_ids: list[str]) -> dict[str, Any]:
+    async def erase(self, caller: Caller, memory_id: str, record_ids: list[str]) -> Erasure:
         """Removes every version of the named records and of records derived only from them."""
         await self.tree.require(caller, memory_id, "delete")
         plan = await self.records.erase_plan(memory_id, sorted(set(record_ids)))
@@ -56,9 +52,7 @@ class EraseService:
         # when the sweeper or the next erase or delete deals with the note).
         await self.files.sweep()
         touched = sorted({d["memory_id"] for d in doomed})
-        for invalidate in self.invalidators:
-            await invalidate(touched)
         readable = await self.references.readable(caller, set(touched))
         named = [r for r in dict.fromkeys(record_ids)]
         derived = [d["id"] for d in doomed if d["id"] not in named and d["memory_id"] in readable]
-        return {"object": "memory.erasure", "erased": named + derived, "unreachable": list(UNREACHABLE)}
+        return Erasure(erased=named + derived, unreachable=list(UNREACHABLE))
