@@ -16,8 +16,6 @@ SERVICES = Path(__file__).resolve().parents[2] / "provider" / "services"
 NOT_MOVED_YET = {
     ("capabilities.py", "provider_document"),
     ("lifecycle/consolidation.py", "run_json"),
-    ("tree/admin.py", "list_keys"),
-    ("tree/harnesses.py", "memories"),
 }
 
 
