@@ -390,3 +390,25 @@ class HarnessMemories:
     default_memory_id: str | None
     observe: Any
     memories: list[HarnessMemory]
+
+
+@dataclass(frozen=True)
+class ConsolidationRun:
+    """One consolidation run: its state, what it read, what it changed, its budget and its links."""
+
+    id: str
+    memory_id: str
+    status: str
+    trigger: str | None
+    started_at_ms: int | None
+    finished_at_ms: int | None
+    examined: int
+    read_through_ms: int | None
+    created: int
+    superseded: int
+    forgotten: int
+    budget_limit: int | None
+    budget_exhausted: bool
+    error: str
+    revert_of: str | None = None
+    reverted_by: str | None = None
