@@ -339,3 +339,76 @@ class Primer:
     tokens_used: int
     budget: int
     tokenizer: str  # what counted the tokens
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A member's key as an operator may see it: its times, never the key or its hash."""
+
+    id: str
+    member_id: str
+    server: bool
+    created_at_ms: int | None
+    expires_at_ms: int | None
+    last_used_at_ms: int | None
+    revoked_at_ms: int | None
+    now_ms: int  # the instant `revoked` and `expired` are judged at
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at_ms is not None and self.revoked_at_ms <= self.now_ms
+
+    @property
+    def expired(self) -> bool:
+        return self.expires_at_ms is not None and self.expires_at_ms <= self.now_ms
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    """A new key with its secret, shown this once; a rotation also names the key it replaces."""
+
+    key: ApiKey
+    secret: str
+    previous: ApiKey | None = None
+
+
+@dataclass(frozen=True)
+class HarnessMemory:
+    """One memory a harness's agent holds a grant on, with its effective privileges."""
+
+    id: str
+    name: str | None
+    privileges: list[Privilege]
+    default: bool
+
+
+@dataclass(frozen=True)
+class HarnessMemories:
+    """What a harness's agent may work in: the memories it holds grants on, highest first."""
+
+    principal: str
+    default_memory_id: str | None
+    observe: Any
+    memories: list[HarnessMemory]
+
+
+@dataclass(frozen=True)
+class ConsolidationRun:
+    """One consolidation run: its state, what it read, what it changed, its budget and its links."""
+
+    id: str
+    memory_id: str
+    status: str
+    trigger: str | None
+    started_at_ms: int | None
+    finished_at_ms: int | None
+    examined: int
+    read_through_ms: int | None
+    created: int
+    superseded: int
+    forgotten: int
+    budget_limit: int | None
+    budget_exhausted: bool
+    error: str
+    revert_of: str | None = None
+    reverted_by: str | None = None

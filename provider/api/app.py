@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from fastapi import FastAPI
 
@@ -29,6 +30,7 @@ from provider.api.routes import (
     recall,
     records,
 )
+from provider.blobs import BlobStore
 from provider.config import Settings
 from provider.embeddings import (
     Embedder,
@@ -77,15 +79,14 @@ from provider.store.vector_cache import VectorCache
 
 
 def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) -> Services:
-    """Wires every service over one store; pure construction, no I/O."""
+    """Wires every service over one store; pure construction, no I/O.
+
+    The larger capabilities (files, recall, lifecycle) are built by the function named after each,
+    from the collaborators it uses.
+    """
     principals = Neo4jPrincipalStore(store)
     blobs = blob_stores.configured(settings)
-    quota = FileQuota(
-        bytes=settings.file_quota_bytes,
-        files=settings.file_quota_files,
-        orphan_grace_ms=settings.file_orphan_grace_seconds * 1000,
-    )
-    files = FileService(Neo4jFileStore(store), blobs, settings.content_media, quota)
+    files = _files(settings, store, blobs)
     record_store = Neo4jRecordStore(store)
     runs_store = Neo4jConsolidationStore(store)
     # Moves and deletes wait while a consolidation runs below; a delete then sweeps the files it freed.
@@ -94,12 +95,101 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     )
     references = ReferenceResolver(tree, record_store)
     records = RecordService(tree, record_store, embedder, files, references)
-    vectors = (
-        VectorCache(store, settings.recall_vector_cache_mb * 2**20)
-        if settings.recall_vector_cache_mb
-        else None
+    life = _lifecycle(settings, store, tree, records, record_store, references, embedder, runs_store)
+    idempotency_service = IdempotencyService(Neo4jIdempotencyStore(store), lease_ms=settings.lease_ms)
+    recall, graph = _recall(settings, store, tree, records, references, embedder)
+    return Services(
+        settings=settings,
+        store=store,
+        embedder=embedder,
+        identity=IdentityService(principals, settings.admin_key.get_secret_value()),
+        admin=AdminService(principals),
+        tree=tree,
+        grants=GrantService(tree, Neo4jGrantStore(store)),
+        harnesses=HarnessService(tree, Neo4jHarnessStore(store)),
+        files=files,
+        records=records,
+        content=ContentService(records, files),
+        snapshots=SnapshotService(tree, record_store),
+        recall=recall,
+        graph=graph,
+        idempotency=idempotency_service,
+        erase=EraseService(tree, record_store, files, references),
+        observe=life.observe,
+        jobs=life.jobs,
+        prime=PrimeService(tree, record_store, PackagedTokenizer(settings.embedding_model)),
+        types=TypeService(tree, records, life.consolidation, life.merger, record_store),
+        consolidation=life.consolidation,
+        sweeper=Sweeper(
+            idempotency=idempotency_service,
+            consolidation=life.consolidation,
+            files=files,
+            blobs=blobs,
+            jobs=life.jobs,
+            records=record_store,
+            lease_ms=settings.lease_ms,
+            interval_seconds=settings.sweep_seconds,
+        ),
+        queries=QueryService.from_settings(settings, tree, store, references),
     )
-    recall_store = Neo4jRecallStore(store, vectors)
+
+
+def _files(settings: Settings, store: Neo4jStore, blobs: BlobStore) -> FileService:
+    quota = FileQuota(
+        bytes=settings.file_quota_bytes,
+        files=settings.file_quota_files,
+        orphan_grace_ms=settings.file_orphan_grace_seconds * 1000,
+    )
+    return FileService(Neo4jFileStore(store), blobs, settings.content_media, quota)
+
+
+def _recall(
+    settings: Settings,
+    store: Neo4jStore,
+    tree: TreeService,
+    records: RecordService,
+    references: ReferenceResolver,
+    embedder: Embedder,
+) -> tuple[RecallService, GraphService]:
+    cache_bytes = settings.recall_vector_cache_mb * 2**20
+    recall_store = Neo4jRecallStore(store, VectorCache(store, cache_bytes) if cache_bytes else None)
+    recall = RecallService(
+        tree,
+        recall_store,
+        records,
+        references,
+        embedder,
+        subtree_cap=settings.subtree_cap,
+        abstain_below=settings.abstain_below,
+        words_weight=settings.recall_words_weight,
+        search_query_words=settings.recall_query_words,
+        candidates=settings.recall_candidates,
+        history_window=settings.recall_history_window,
+    )
+    graph = GraphService(
+        tree, Neo4jGraphStore(store), recall_store, records, references, subtree_cap=settings.subtree_cap
+    )
+    return recall, graph
+
+
+@dataclass(frozen=True)
+class _Lifecycle:
+    observe: ObserveService
+    jobs: ObserveJobs
+    merger: EntityMerger
+    consolidation: ConsolidationService
+
+
+def _lifecycle(
+    settings: Settings,
+    store: Neo4jStore,
+    tree: TreeService,
+    records: RecordService,
+    record_store: Neo4jRecordStore,
+    references: ReferenceResolver,
+    embedder: Embedder,
+    runs_store: Neo4jConsolidationStore,
+) -> _Lifecycle:
     observe = ObserveService(tree, records, record_store, settings.provider_id)
     jobs = ObserveJobs(
         tree,
@@ -110,7 +200,6 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         references=references,
         lease_ms=settings.lease_ms,
     )
-    idempotency_service = IdempotencyService(Neo4jIdempotencyStore(store), lease_ms=settings.lease_ms)
     merger = EntityMerger(
         records,
         Neo4jEntityStore(store),
@@ -131,59 +220,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         lease_ms=settings.lease_ms,
         merger=merger,
     )
-    return Services(
-        settings=settings,
-        store=store,
-        embedder=embedder,
-        identity=IdentityService(principals, settings.admin_key.get_secret_value()),
-        admin=AdminService(principals),
-        tree=tree,
-        grants=GrantService(tree, Neo4jGrantStore(store)),
-        harnesses=HarnessService(tree, Neo4jHarnessStore(store)),
-        files=files,
-        records=records,
-        content=ContentService(records, files),
-        snapshots=SnapshotService(tree, record_store),
-        recall=RecallService(
-            tree,
-            recall_store,
-            records,
-            references,
-            embedder,
-            subtree_cap=settings.subtree_cap,
-            abstain_below=settings.abstain_below,
-            words_weight=settings.recall_words_weight,
-            search_query_words=settings.recall_query_words,
-            candidates=settings.recall_candidates,
-            history_window=settings.recall_history_window,
-        ),
-        graph=GraphService(
-            tree,
-            Neo4jGraphStore(store),
-            recall_store,
-            records,
-            references,
-            subtree_cap=settings.subtree_cap,
-        ),
-        idempotency=idempotency_service,
-        erase=EraseService(tree, record_store, files, references),
-        observe=observe,
-        jobs=jobs,
-        prime=PrimeService(tree, record_store, PackagedTokenizer(settings.embedding_model)),
-        types=TypeService(tree, records, consolidation, merger, record_store),
-        consolidation=consolidation,
-        sweeper=Sweeper(
-            idempotency=idempotency_service,
-            consolidation=consolidation,
-            files=files,
-            blobs=blobs,
-            jobs=jobs,
-            records=record_store,
-            lease_ms=settings.lease_ms,
-            interval_seconds=settings.sweep_seconds,
-        ),
-        queries=QueryService.from_settings(settings, tree, store, references),
-    )
+    return _Lifecycle(observe, jobs, merger, consolidation)
 
 
 def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:

@@ -1,8 +1,7 @@
 """Services return domain types; the wire's `"object": ...` dicts are built at the edge (api/, cli).
 
 A static check over provider/services: a dict literal with an "object" key is a wire answer built in
-the wrong layer. The answers not moved yet are listed by name; the list may only shrink (a name
-listed that no longer builds one fails too, so it is taken off when its answer moves).
+the wrong layer.
 """
 
 from __future__ import annotations
@@ -11,14 +10,6 @@ import ast
 from pathlib import Path
 
 SERVICES = Path(__file__).resolve().parents[2] / "provider" / "services"
-
-# Still built in a service, to be moved to the edge (issue 29): (module, function).
-NOT_MOVED_YET = {
-    ("capabilities.py", "provider_document"),
-    ("lifecycle/consolidation.py", "run_json"),
-    ("tree/admin.py", "list_keys"),
-    ("tree/harnesses.py", "memories"),
-}
 
 
 def wire_dicts_in(source: str, module: str) -> set[tuple[str, str]]:
@@ -43,13 +34,8 @@ def wire_dicts() -> set[tuple[str, str]]:
     return found
 
 
-def test_no_service_builds_a_new_wire_answer() -> None:
-    built = wire_dicts()
-    assert built - NOT_MOVED_YET == set(), "build these answers at the edge, from a domain type"
-
-
-def test_the_list_of_answers_not_moved_yet_only_shrinks() -> None:
-    assert NOT_MOVED_YET - wire_dicts() == set(), "moved: take these off NOT_MOVED_YET"
+def test_no_service_builds_a_wire_answer() -> None:
+    assert wire_dicts() == set(), "build these answers at the edge (api/, protocol/) from a domain type"
 
 
 def test_the_check_sees_a_wire_dict_and_only_that() -> None:

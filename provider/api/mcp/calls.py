@@ -18,6 +18,7 @@ from provider.api.mcp.standing import standing
 from provider.api.routes import graph, memories, queries, recall, records
 from provider.errors import MemoryInvalidError, MemoryNotFoundError
 from provider.models import Caller
+from provider.protocol.discovery import provider_document
 from provider.protocol.memories import memory_json
 from provider.protocol.queries import MemoryFreeQuery, MemoryQueryRun
 from provider.protocol.recall_requests import GraphRequest, RecallRequest
@@ -26,7 +27,6 @@ from provider.protocol.records import record_json
 from provider.protocol.type_answers import outcome_json
 from provider.protocol.type_requests import OperationBody
 from provider.protocol.wire import parse
-from provider.services.capabilities import provider_document
 
 REASON = "revision_reason"  # where a revision's reason is kept: an attribute of the new version
 

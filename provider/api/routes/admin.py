@@ -9,7 +9,15 @@ from fastapi import APIRouter
 from provider.api.deps import AdminDep, ServicesDep
 from provider.api.docs import answers
 from provider.api.idempotency import idempotent
-from provider.protocol.admin import GroupCreate, HarnessCreate, KeyCreate, KeyRotate, MemberCreate
+from provider.protocol.admin import (
+    GroupCreate,
+    HarnessCreate,
+    KeyCreate,
+    KeyRotate,
+    MemberCreate,
+    issued_key_json,
+    key_json,
+)
 from provider.protocol.responses import (
     ApiKeyListOut,
     ApiKeyOut,
@@ -35,21 +43,22 @@ async def create_key(
 ) -> dict[str, Any]:
     """A new key: `key` is shown this once, `id` names it from then on."""
     body = body or KeyCreate()
-    return await services.admin.issue_key(
+    issued = await services.admin.issue_key(
         member_id, server=body.server, expires_at=body.expires_at_ms(), expires_in=body.expires_in
     )
+    return issued_key_json(issued)
 
 
 @router.get("/members/{member_id}/keys", **answers(ApiKeyListOut))
 async def list_keys(member_id: str, services: ServicesDep, _: AdminDep) -> dict[str, Any]:
     """The member's keys, newest first, with their times; never a key or its hash."""
-    return await services.admin.list_keys(member_id)
+    return {"object": "list", "data": [key_json(key) for key in await services.admin.list_keys(member_id)]}
 
 
 @router.delete("/members/{member_id}/keys/{key_id}", dependencies=[idempotent()], **answers(ApiKeyOut))
 async def revoke_key(member_id: str, key_id: str, services: ServicesDep, _: AdminDep) -> dict[str, Any]:
     """Revokes a key at once; it is refused from the next request on, as an unknown key is."""
-    return await services.admin.revoke_key(member_id, key_id)
+    return key_json(await services.admin.revoke_key(member_id, key_id))
 
 
 @router.post(
@@ -62,13 +71,14 @@ async def rotate_key(
 ) -> dict[str, Any]:
     """A new key with the old one's server flag; the old one ends after `grace_seconds` (default 0)."""
     body = body or KeyRotate()
-    return await services.admin.rotate_key(
+    rotated = await services.admin.rotate_key(
         member_id,
         key_id,
         grace_seconds=body.grace_seconds,
         expires_at=body.expires_at_ms(),
         expires_in=body.expires_in,
     )
+    return issued_key_json(rotated)
 
 
 @router.post("/groups", dependencies=[idempotent()], **answers(PrincipalOut))

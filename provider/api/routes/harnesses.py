@@ -10,6 +10,7 @@ from provider.api.deps import CallerDep, ServicesDep, get_caller
 from provider.api.docs import answers, refusals
 from provider.api.idempotency import idempotent
 from provider.errors import HarnessNotFoundError
+from provider.models import HarnessMemories
 from provider.protocol.memories import HarnessMemorySettings
 from provider.protocol.responses import HarnessMemoriesOut
 from provider.services.tree.harnesses import HarnessChanges
@@ -20,7 +21,7 @@ router = APIRouter(prefix="/v1/harnesses", tags=["harnesses"])
 @router.get("/{harness_id}/memories", **answers(HarnessMemoriesOut))
 async def get_harness_memories(harness_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
     """The memories the harness's agent holds grants on, highest first."""
-    return await services.harnesses.memories(caller, harness_id)
+    return harness_memories_json(await services.harnesses.memories(caller, harness_id))
 
 
 @router.put("/{harness_id}/memories", dependencies=[idempotent()], **answers(HarnessMemoriesOut))
@@ -33,7 +34,7 @@ async def put_harness_memories(
         default_memory_id=body.default_memory_id,
         observe=body.observe,
     )
-    return await services.harnesses.update(caller, harness_id, changes)
+    return harness_memories_json(await services.harnesses.update(caller, harness_id, changes))
 
 
 @router.get("/{harness_id}", dependencies=[Depends(get_caller)], **refusals(401, 404))
@@ -43,3 +44,17 @@ async def get_harness(harness_id: str) -> dict[str, Any]:
         "No harness with that id is served here; this server keeps only harnesses' memories.",
         param="harness_id",
     )
+
+
+def harness_memories_json(attached: HarnessMemories) -> dict[str, Any]:
+    """`HarnessMemories`: the memories in `data`, highest first."""
+    return {
+        "object": "harness.memories",
+        "principal": attached.principal,
+        "default_memory_id": attached.default_memory_id,
+        "observe": attached.observe,
+        "data": [
+            {"id": m.id, "name": m.name, "privileges": m.privileges, "default": m.default}
+            for m in attached.memories
+        ],
+    }

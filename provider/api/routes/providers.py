@@ -8,10 +8,10 @@ from fastapi import APIRouter
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
+from provider.protocol.discovery import provider_document
 from provider.protocol.responses import FreeListOut
 from provider.protocol.type_answers import TypeListOut
 from provider.protocol.type_requests import input_schema
-from provider.services.capabilities import provider_document
 
 router = APIRouter(prefix="/v1/memories", tags=["providers"])
 

@@ -17,7 +17,7 @@ from provider.errors import (
     MemoryInvalidError,
     ProviderError,
 )
-from provider.models import Caller, RecordVersion, Writer
+from provider.models import Caller, ConsolidationRun, RecordVersion, Writer
 from provider.services.lifecycle.rules import decide
 from provider.services.records import attributes as kinds
 from provider.services.records.service import RecordService
@@ -79,34 +79,26 @@ class EntityFolder(Protocol):
         ...
 
 
-def run_json(row: dict[str, Any], provider_id: str) -> dict[str, Any]:
-    """`MemoryConsolidation`; times in seconds as the chapter's example gives them."""
-    body: dict[str, Any] = {
-        "id": row["id"],
-        "object": "memory.consolidation",
-        "memory_id": row["memory_id"],
-        "status": row["status"],
-        "trigger": row.get("trigger"),
-        "started_at": (row.get("started_at") or 0) // 1000 or None,
-        "finished_at": (row["finished_at"] // 1000) if row.get("finished_at") else None,
-        "read": {"examined": row.get("read_examined") or 0, "through": ids.iso(row.get("read_through"))},
-        "changes": {
-            "created": row.get("changes_created") or 0,
-            "superseded": row.get("changes_superseded") or 0,
-            "forgotten": row.get("changes_forgotten") or 0,
-        },
-        "budget": {
-            "limit": row.get("budget_limit"),
-            "unit": "records",
-            "exhausted": bool(row.get("budget_exhausted")),
-        },
-        "written_by": {"kind": "provider", "id": provider_id, "consolidation_id": row["id"]},
-        "error": row.get("error") or "",
-    }
-    for link in ("revert_of", "reverted_by"):
-        if row.get(link):
-            body[link] = row[link]
-    return body
+def run_of(row: dict[str, Any]) -> ConsolidationRun:
+    """A stored run row as the domain's `ConsolidationRun`."""
+    return ConsolidationRun(
+        id=row["id"],
+        memory_id=row["memory_id"],
+        status=row["status"],
+        trigger=row.get("trigger"),
+        started_at_ms=row.get("started_at"),
+        finished_at_ms=row.get("finished_at"),
+        examined=row.get("read_examined") or 0,
+        read_through_ms=row.get("read_through"),
+        created=row.get("changes_created") or 0,
+        superseded=row.get("changes_superseded") or 0,
+        forgotten=row.get("changes_forgotten") or 0,
+        budget_limit=row.get("budget_limit"),
+        budget_exhausted=bool(row.get("budget_exhausted")),
+        error=row.get("error") or "",
+        revert_of=row.get("revert_of") or None,
+        reverted_by=row.get("reverted_by") or None,
+    )
 
 
 class ConsolidationService:
@@ -140,7 +132,7 @@ class ConsolidationService:
         """Runs are listed, inspected and reverted."""
         return {"consolidate": "runs"}
 
-    async def start(self, caller: Caller, memory_id: str, budget_limit: int | None) -> dict[str, Any]:
+    async def start(self, caller: Caller, memory_id: str, budget_limit: int | None) -> ConsolidationRun:
         """Runs the rules now, within the budget (unit: records examined); None: the default budget."""
         await self.tree.require(caller, memory_id, "write")
         budget = budget_limit or self.default_budget
@@ -152,7 +144,7 @@ class ConsolidationService:
 
     async def _run_rules(
         self, caller: Caller, run: Run, budget: int, after: int, after_id: str
-    ) -> dict[str, Any]:
+    ) -> ConsolidationRun:
         memory_id = run.memory_id
         try:
             rows = await self.runs.candidates(memory_id, after, after_id, ENTITY_TYPES)
@@ -302,7 +294,7 @@ class ConsolidationService:
             run.superseded += 1
             await self._log(run, current.record_id, "superseded", current.version, version.version)
 
-    async def revert(self, caller: Caller, memory_id: str, run_id: str) -> dict[str, Any]:
+    async def revert(self, caller: Caller, memory_id: str, run_id: str) -> ConsolidationRun:
         """Undoes a run by appending, never by rewriting.
 
         What the run forgot or superseded is current again as a new version; what it created is
@@ -355,22 +347,22 @@ class ConsolidationService:
             )
         return row
 
-    async def _answer(self, memory_id: str, run_id: str) -> dict[str, Any]:
+    async def _answer(self, memory_id: str, run_id: str) -> ConsolidationRun:
         """The run a write started, answered under write: a writer without read gets it too.
 
         A run carries counts and status, never a record's content; reading runs later needs read.
         """
-        return run_json(await self._run_row(memory_id, run_id), self.provider_id)
+        return run_of(await self._run_row(memory_id, run_id))
 
-    async def get(self, caller: Caller, memory_id: str, run_id: str) -> dict[str, Any]:
+    async def get(self, caller: Caller, memory_id: str, run_id: str) -> ConsolidationRun:
         """One run."""
         await self.tree.require(caller, memory_id, "read")
-        return run_json(await self._run_row(memory_id, run_id), self.provider_id)
+        return run_of(await self._run_row(memory_id, run_id))
 
-    async def listing(self, caller: Caller, memory_id: str) -> list[dict[str, Any]]:
+    async def listing(self, caller: Caller, memory_id: str) -> list[ConsolidationRun]:
         """Newest first."""
         await self.tree.require(caller, memory_id, "read")
-        return [run_json(r, self.provider_id) for r in await self.runs.runs(memory_id)]
+        return [run_of(r) for r in await self.runs.runs(memory_id)]
 
     async def changes(self, caller: Caller, memory_id: str, run_id: str) -> list[dict[str, Any]]:
         """The records the run wrote, superseded or forgot, in order."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from provider import ids
 from provider.errors import InvalidInputError, MemberNotFoundError
-from provider.models import LONGEST_KEY_SECONDS
+from provider.models import LONGEST_KEY_SECONDS, ApiKey, IssuedKey
 from provider.services.tree.identity import hash_key
 from provider.store.principals import Neo4jPrincipalStore
 
@@ -15,20 +15,18 @@ MEMBER_TYPES = ("human", "agent")
 KEY = "hkey_"
 
 
-def key_json(row: dict[str, Any], now: int) -> dict[str, Any]:
-    """A key as an operator may see it: its times as RFC 3339, and whether it still works at `now`."""
-    revoked_at, expires_at = row.get("revoked_at"), row.get("expires_at")
-    return {
-        "id": row["id"],
-        "member_id": row["member_id"],
-        "server": bool(row["server"]),
-        "created_at": ids.iso(row.get("created_at")),
-        "expires_at": ids.iso(expires_at),
-        "last_used_at": ids.iso(row.get("last_used_at")),
-        "revoked_at": ids.iso(revoked_at),
-        "revoked": revoked_at is not None and revoked_at <= now,
-        "expired": expires_at is not None and expires_at <= now,
-    }
+def key_of(row: dict[str, Any], now: int) -> ApiKey:
+    """A stored key row as an operator may see it, judged at `now`."""
+    return ApiKey(
+        id=row["id"],
+        member_id=row["member_id"],
+        server=bool(row["server"]),
+        created_at_ms=row.get("created_at"),
+        expires_at_ms=row.get("expires_at"),
+        last_used_at_ms=row.get("last_used_at"),
+        revoked_at_ms=row.get("revoked_at"),
+        now_ms=now,
+    )
 
 
 def _new_key() -> tuple[str, str, str]:
@@ -64,7 +62,7 @@ class AdminService:
 
     async def issue_key(
         self, member_id: str, *, server: bool, expires_at: int | None = None, expires_in: int | None = None
-    ) -> dict[str, Any]:
+    ) -> IssuedKey:
         """A new key for a member (expiring at an instant in ms, or after seconds), shown this once."""
         now = ids.now_ms()
         ends = _expiry(now, expires_at, expires_in)
@@ -74,23 +72,23 @@ class AdminService:
         )
         if row is None:
             raise MemberNotFoundError("No member with that id exists.", param="member_id")
-        return {**key_json(row, now), "key": key}
+        return IssuedKey(key_of(row, now), key)
 
-    async def list_keys(self, member_id: str) -> dict[str, Any]:
+    async def list_keys(self, member_id: str) -> list[ApiKey]:
         """Every key of a member, newest first, revoked and expired ones too; never a key or a hash."""
         rows = await self.principals.list_keys(member_id)
         if rows is None:
             raise MemberNotFoundError("No member with that id exists.", param="member_id")
         now = ids.now_ms()
-        return {"object": "list", "data": [key_json(row, now) for row in rows]}
+        return [key_of(row, now) for row in rows]
 
-    async def revoke_key(self, member_id: str, key_id: str) -> dict[str, Any]:
+    async def revoke_key(self, member_id: str, key_id: str) -> ApiKey:
         """Ends a key now; revoking a revoked key keeps its first end and is not an error."""
         now = ids.now_ms()
         row = await self.principals.revoke_key(member_id, key_id, now)
         if row is None:
             raise await self._unknown_key(member_id)
-        return key_json(row, now)
+        return key_of(row, now)
 
     async def rotate_key(
         self,
@@ -100,7 +98,7 @@ class AdminService:
         grace_seconds: int = 0,
         expires_at: int | None = None,
         expires_in: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> IssuedKey:
         """A new key with the old one's server flag; the old one works `grace_seconds` more, then ends."""
         now = ids.now_ms()
         ends = _expiry(now, expires_at, expires_in)
@@ -116,7 +114,7 @@ class AdminService:
         if rotated is None:
             raise await self._unknown_key(member_id)
         issued, previous = rotated
-        return {**key_json(issued, now), "key": key, "previous": key_json(previous, now)}
+        return IssuedKey(key_of(issued, now), key, previous=key_of(previous, now))
 
     async def _unknown_key(self, member_id: str) -> MemberNotFoundError:
         """Names which id matched nothing: the member, or a key of that member."""

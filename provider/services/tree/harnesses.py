@@ -13,7 +13,7 @@ from provider.errors import (
     MemoryInvalidError,
     MemoryNotFoundError,
 )
-from provider.models import Caller, ordered_privileges
+from provider.models import Caller, HarnessMemories, HarnessMemory, ordered_privileges
 from provider.services.tree.memories import TreeService
 from provider.store.harnesses import Neo4jHarnessStore
 
@@ -47,7 +47,7 @@ class HarnessService:
             raise HarnessNotFoundError("No harness with that id exists.", param="harness_id")
         return harness
 
-    async def memories(self, caller: Caller, harness_id: str) -> dict[str, Any]:
+    async def memories(self, caller: Caller, harness_id: str) -> HarnessMemories:
         """Every memory the agent holds a grant on, highest first, with its effective privileges."""
         harness = await self._own(caller, harness_id)
         facts, names = await self.tree.granted_facts(caller.member_id)
@@ -58,23 +58,17 @@ class HarnessService:
         if not granted:
             raise MemoriesNotAttachedError("The harness has no memories attached.", param="harness_id")
         default = harness["default_memory_id"]
-        return {
-            "object": "harness.memories",
-            "principal": f"member:{caller.member_id}",
-            "default_memory_id": default,
-            "observe": harness["observe"],
-            "data": [
-                {
-                    "id": n.id,
-                    "name": names.get(n.id),
-                    "privileges": ordered_privileges(privileges[n.id]),
-                    "default": n.id == default,
-                }
+        return HarnessMemories(
+            principal=caller.principal,
+            default_memory_id=default,
+            observe=harness["observe"],
+            memories=[
+                HarnessMemory(n.id, names.get(n.id), ordered_privileges(privileges[n.id]), n.id == default)
                 for n in granted
             ],
-        }
+        )
 
-    async def update(self, caller: Caller, harness_id: str, changes: HarnessChanges) -> dict[str, Any]:
+    async def update(self, caller: Caller, harness_id: str, changes: HarnessChanges) -> HarnessMemories:
         """Sets the default memory (one the agent may write) and the observe flag."""
         harness = await self._own(caller, harness_id)
         given = changes.given
