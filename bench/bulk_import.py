@@ -100,7 +100,7 @@ async def measure(settings: Settings, path: Path, batch: int) -> dict[str, Any]:
     services = build_services(settings, store, embedder)
     await apply_schema(store, embedder.dimension)
     member = await services.admin.create_member("agent", "bulk bench")
-    caller = Caller(member_id=member["id"], member_type="agent")
+    caller = Caller(member_id=member.id, member_type="agent")
     memory = await services.tree.create(caller, MemoryDraft(name="bulk import bench"))
     importer = BulkImporter(services.records, batch_size=batch, progress=sys.stderr)
     results: dict[str, Any] = {}

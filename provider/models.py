@@ -194,6 +194,20 @@ class RecallAnswer:
 
 
 @dataclass(frozen=True)
+class GraphAnswer:
+    """Records as nodes with their memories, references as edges, and whether the limit cut it.
+
+    An edge is `{from, to, rel, available}`; into a memory the reader may not read, only the target's
+    record id and `available: false`.
+    """
+
+    nodes: list[tuple[ReadRecord, dict[str, str]]]
+    edges: list[dict[str, Any]]
+    truncated: bool
+    degraded: list[str]
+
+
+@dataclass(frozen=True)
 class RecordDraft:
     """A record as its writer states it, already checked against the chapter's shape and the bounds.
 
@@ -299,10 +313,11 @@ class Erasure:
 
 @dataclass(frozen=True)
 class JobState:
-    """An observe job as its start reports it."""
+    """An observe job as its start or a later read reports it; `error` once it failed."""
 
     id: str
     status: str
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -412,3 +427,33 @@ class ConsolidationRun:
     error: str
     revert_of: str | None = None
     reverted_by: str | None = None
+
+
+@dataclass(frozen=True)
+class Principal:
+    """A member or a group as the admin surface made it, with the principal string a grant names."""
+
+    id: str
+    name: str
+    principal: str
+    type: str | None = None  # a member's kind (human, agent); a group has none
+
+
+@dataclass(frozen=True)
+class Membership:
+    """Whether a member now belongs to a group; `removed` says whether a removal found one."""
+
+    group_id: str
+    member_id: str
+    member: bool
+    removed: bool | None = None
+
+
+@dataclass(frozen=True)
+class Harness:
+    """A harness and the member its agent runs as."""
+
+    id: str
+    name: str
+    member_id: str
+    principal: str

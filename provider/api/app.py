@@ -15,21 +15,7 @@ from provider import blobs as blob_stores
 from provider.api import errors, explorer, middleware
 from provider.api.deps import Services
 from provider.api.mcp import http as mcp_http
-from provider.api.routes import (
-    admin,
-    consolidations,
-    files,
-    grants,
-    graph,
-    harnesses,
-    lifecycle,
-    memories,
-    meta,
-    providers,
-    queries,
-    recall,
-    records,
-)
+from provider.api.routes import MOUNTED
 from provider.blobs import BlobStore
 from provider.config import Settings
 from provider.embeddings import (
@@ -256,21 +242,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
     app = FastAPI(title="uhp-memory", version=__version__, lifespan=lifespan)
     middleware.install(app, settings)
     errors.install(app)
-    for module in (
-        meta,
-        admin,
-        providers,
-        memories,
-        grants,
-        harnesses,
-        records,
-        recall,
-        graph,
-        lifecycle,
-        consolidations,
-        files,
-        queries,
-    ):
+    for module in MOUNTED:
         app.include_router(module.router)
     mcp_endpoint = mcp_http.install(app, settings)
     explorer.install(app, settings)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import AfterValidator, Field, model_validator
 
 from provider import ids
-from provider.models import LONGEST_KEY_SECONDS, ApiKey, IssuedKey
+from provider.models import LONGEST_KEY_SECONDS
 from provider.protocol.wire import RequestBody, invalid
 
 LONGEST_GRACE_SECONDS = 30 * 86_400
@@ -81,26 +81,3 @@ class HarnessCreate(RequestBody):
 
     name: str = Field(min_length=1, max_length=300, description="Display name.")
     member_id: str = Field(min_length=1, max_length=128, description="The agent member this harness runs as.")
-
-
-def key_json(key: ApiKey) -> dict[str, Any]:
-    """A key as an operator may see it: its times as RFC 3339, and whether it still works."""
-    return {
-        "id": key.id,
-        "member_id": key.member_id,
-        "server": key.server,
-        "created_at": ids.iso(key.created_at_ms),
-        "expires_at": ids.iso(key.expires_at_ms),
-        "last_used_at": ids.iso(key.last_used_at_ms),
-        "revoked_at": ids.iso(key.revoked_at_ms),
-        "revoked": key.revoked,
-        "expired": key.expired,
-    }
-
-
-def issued_key_json(issued: IssuedKey) -> dict[str, Any]:
-    """A new key with its secret (`key`), and the key it replaces when it was a rotation."""
-    body = key_json(issued.key) | {"key": issued.secret}
-    if issued.previous is not None:
-        body["previous"] = key_json(issued.previous)
-    return body

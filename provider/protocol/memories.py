@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from provider.models import GrantView, MemoryView, Page, ordered_privileges
 from provider.protocol.wire import RequestBody
 
 
@@ -53,44 +52,3 @@ class GrantCreate(RequestBody):
     privileges: list[Literal["read", "write", "create", "delete"]] = Field(
         max_length=4, description="A subset of read, write, create, delete."
     )
-
-
-def memory_json(view: MemoryView) -> dict[str, Any]:
-    """The memory object exactly as the chapter lists its fields."""
-    node = view.node
-    return {
-        "id": node.id,
-        "object": "memory",
-        "name": node.name,
-        "description": node.description,
-        "parent_id": view.visible_parent_id,
-        "ancestors": view.ancestors,
-        "restricted": node.restricted,
-        "provider": node.provider,
-        "privileges": ordered_privileges(view.privileges),
-        "records": {"count": node.record_count},
-        "children": {"count": view.visible_children},
-        "createdAt": node.created_at,
-        "updatedAt": node.updated_at,
-    }
-
-
-def memory_page_json(page: Page[MemoryView]) -> dict[str, Any]:
-    """A listing: `{object: list, data, next}`."""
-    return {"object": "list", "data": [memory_json(v) for v in page.items], "next": page.next_cursor}
-
-
-def grant_json(view: GrantView) -> dict[str, Any]:
-    """A grant with the node it sits on."""
-    grant = view.grant
-    body: dict[str, Any] = {
-        "id": grant.id,
-        "object": "memory.grant",
-        "memory_id": grant.memory_id,
-        "principal": grant.principal,
-        "privileges": ordered_privileges(grant.privileges),
-        "inherited": view.inherited,
-    }
-    if grant.implicit:
-        body["implicit"] = True
-    return body

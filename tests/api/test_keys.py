@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase
 
 from provider import __main__ as command_line
-from provider.protocol.responses import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, RotatedKeyOut
+from provider.protocol.answers.admin import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, RotatedKeyOut
 from tests.conftest import Admin, Member
 from tests.neo4j_target import Neo4jTarget
 from tests.support import assert_error

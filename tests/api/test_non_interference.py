@@ -39,9 +39,8 @@ import pytest
 from provider.config import Settings
 from provider.errors import ProviderError
 from provider.models import Caller, RecallAnswer, RecordVersion, Writer
+from provider.protocol.answers.queries import query_answer
 from provider.protocol.errors import envelope
-from provider.protocol.queries import rows_json
-from provider.protocol.recall import recall_json
 from provider.sandbox.pool import SandboxPool
 from provider.services.queries.service import FreeQuery, QueryLimits, QueryService
 from provider.services.records.references import ReferenceResolver
@@ -311,9 +310,7 @@ class Fixture:
 
 
 def rendered(outcome: RecallAnswer | Any) -> dict[str, Any]:
-    if isinstance(outcome, RecallAnswer):
-        return recall_json(outcome)
-    return rows_json(outcome.columns, outcome.rows, outcome.written_by, outcome.degraded)
+    return query_answer(outcome).wire()
 
 
 async def answers(service: QueryService, caller: Caller) -> list[dict[str, Any]]:

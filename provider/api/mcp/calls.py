@@ -1,8 +1,8 @@
-"""What each tool does: the call the HTTP route makes, with the same services, checks and answer.
+"""What each tool does: the service call its HTTP route makes, answered by the route's own model.
 
-Where a route's handler is a plain function of (path, body, services, caller), the tool calls that
-very function, so the answer is the route's answer byte for byte; where the route needs the request
-itself (remember's Idempotency-Key), the tool makes the route's one service call.
+A tool parses its arguments into the route's request model, calls the same service method, and
+builds the same answer model (`*Out.from_domain`), so a tool's answer is the route's answer; the
+route functions themselves are no API.
 """
 
 from __future__ import annotations
@@ -15,16 +15,17 @@ from provider.api.deps import Services
 from provider.api.mcp import catalog
 from provider.api.mcp.arguments import Arguments, arguments
 from provider.api.mcp.standing import standing
-from provider.api.routes import graph, memories, queries, recall, records
 from provider.errors import MemoryInvalidError, MemoryNotFoundError
 from provider.models import Caller
+from provider.protocol.answers.lifecycle import OperationResultOut
+from provider.protocol.answers.queries import query_answer
+from provider.protocol.answers.recall import GraphOut, RecallOut
+from provider.protocol.answers.records import RecordOut
+from provider.protocol.answers.tree import MemoryListOut, MemoryOut
 from provider.protocol.discovery import provider_document
-from provider.protocol.memories import memory_json
 from provider.protocol.queries import MemoryFreeQuery, MemoryQueryRun
 from provider.protocol.recall_requests import GraphRequest, RecallRequest
 from provider.protocol.record_requests import RecordCreate, RecordRevise
-from provider.protocol.records import record_json
-from provider.protocol.type_answers import outcome_json
 from provider.protocol.type_requests import OperationBody
 from provider.protocol.wire import parse
 
@@ -48,46 +49,53 @@ async def list_memories(call: Call) -> Answer:
     """Without a memory, `GET /v1/memories?granted=true`; with one, the memory and its neighbours."""
     services, caller, target = call.services, call.caller, call.args.target
     if target.memory is None:
-        return await memories.list_memories(services, caller, granted=True, limit=100, cursor=target.cursor)
+        return MemoryListOut.from_domain(await services.tree.list_granted(caller, target.cursor, 100)).wire()
     view = await services.tree.view(caller, target.memory)
     parent = None
     if view.visible_parent_id is not None:
         try:
-            parent = memory_json(await services.tree.view(caller, view.visible_parent_id))
+            parent = MemoryOut.from_domain(await services.tree.view(caller, view.visible_parent_id)).wire()
         except MemoryNotFoundError:  # gone or hidden since: the parent is then absent, as for a root
             parent = None
     children = await services.tree.list_children(caller, target.memory, target.cursor, 100)
     answer = {
-        "memory": memory_json(view),
+        "memory": MemoryOut.from_domain(view).wire(),
         "parent": parent,
-        "children": [memory_json(c) for c in children.items],
+        "children": [MemoryOut.from_domain(c).wire() for c in children.items],
         "next": children.next_cursor,
     }
     if "named" in serves(services) and "read" in view.privileges:  # listing them needs read
-        listed = await queries.list_queries(target.memory, services, caller)
-        answer["queries"] = [{k: q[k] for k in ("name", "description", "params")} for q in listed["data"]]
+        listed = await services.queries.list_named(caller, target.memory)
+        answer["queries"] = [
+            {"name": q.name, "description": q.description, "params": q.params} for q in listed
+        ]
     return answer
 
 
 async def recall_records(call: Call) -> Answer:
     """`POST /v1/memories/{memory}/recall`."""
     body = call.args.model(RecallRequest)
-    return await recall.recall(call.args.memory, body, call.services, call.caller)
+    return RecallOut.from_domain(
+        await call.services.recall.recall(call.caller, call.args.memory, body.ask())
+    ).wire()
 
 
 async def read_graph(call: Call) -> Answer:
     """`POST /v1/memories/{memory}/graph` with `around` given as `record`."""
     body = call.args.model(GraphRequest, {"record": "around"})
-    return await graph.graph(call.args.memory, body, call.services, call.caller)
+    return GraphOut.from_domain(
+        await call.services.graph.read(call.caller, call.args.memory, body.ask())
+    ).wire()
 
 
 async def get_record(call: Call) -> Answer:
     """`GET .../records/{record}`, and `GET .../records/{record}/history` when asked."""
     args, services, caller = call.args, call.services, call.caller
-    record = await records.get_record(args.memory, args.record, services, caller, args.target.as_of)
-    answer = {"record": record}
+    record = await services.records.get(caller, args.memory, args.record, args.target.as_of)
+    answer: Answer = {"record": RecordOut.from_domain(record).wire()}
     if args.target.history:
-        answer["history"] = (await records.history(args.memory, args.record, services, caller))["data"]
+        versions = await services.records.history(caller, args.memory, args.record)
+        answer["history"] = [RecordOut.from_domain(v).wire() for v in versions]
     return answer
 
 
@@ -96,7 +104,7 @@ async def remember(call: Call) -> Answer:
     args, services, caller = call.args, call.services, call.caller
     body = args.model(RecordCreate)
     memory = args.target.memory or (await standing(services, caller)).default_memory()
-    return record_json(await services.records.remember(caller, memory, body.draft()))
+    return RecordOut.from_domain(await services.records.remember(caller, memory, body.draft())).wire()
 
 
 async def revise(call: Call) -> Answer:
@@ -108,12 +116,15 @@ async def revise(call: Call) -> Answer:
     """
     args, services, caller = call.args, call.services, call.caller
     changes = replace(args.model(RecordRevise).changes(), noted={REASON: args.target.reason})
-    return record_json(await services.records.revise(caller, args.memory, args.record, changes))
+    return RecordOut.from_domain(
+        await services.records.revise(caller, args.memory, args.record, changes)
+    ).wire()
 
 
 async def forget(call: Call) -> Answer:
     """`DELETE .../records/{record}`."""
-    return await records.forget(call.args.memory, call.args.record, call.services, call.caller)
+    forgotten = await call.services.records.forget(call.caller, call.args.memory, call.args.record)
+    return RecordOut.from_domain(forgotten).wire()
 
 
 async def run_query(call: Call) -> Answer:
@@ -122,14 +133,13 @@ async def run_query(call: Call) -> Answer:
     body = args.model(MemoryQueryRun)
     params = body.params if body is not None else {}
     answer = await call.services.queries.run_named(call.caller, args.memory, args.target.name or "", params)
-    return queries.answer_content(answer)
+    return query_answer(answer).wire()
 
 
 async def free_query(call: Call) -> Answer:
     """`POST .../query`."""
     body = call.args.model(MemoryFreeQuery)
-    asked = queries.free_query_of(body)
-    return queries.answer_content(await call.services.queries.free(call.caller, call.args.memory, asked))
+    return query_answer(await call.services.queries.free(call.caller, call.args.memory, body.ask())).wire()
 
 
 async def operate(call: Call) -> Answer:
@@ -137,7 +147,9 @@ async def operate(call: Call) -> Answer:
     args = call.args
     body = parse(OperationBody, args.body.get("input") or {}, prefix="input")
     ask = body.ask(args.target.operation or "", prefix="input")
-    return outcome_json(await call.services.types.operate(call.caller, args.memory, args.record, ask))
+    return OperationResultOut.from_domain(
+        await call.services.types.operate(call.caller, args.memory, args.record, ask)
+    ).wire()
 
 
 HANDLERS: dict[str, tuple[Handler, frozenset[str], str]] = {

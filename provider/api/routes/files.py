@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
 from provider.api.idempotency import idempotent
 from provider.api.uploads import read_upload
-from provider.protocol.records import file_json
-from provider.protocol.responses import ErrorEnvelopeOut, UploadedFileOut
+from provider.protocol.answers.records import UploadedFileOut
+from provider.protocol.answers.shapes import ErrorEnvelopeOut
 
 router = APIRouter(prefix="/v1/files", tags=["files"])
 
@@ -36,15 +34,14 @@ MULTIPART_BODY = {
 
 
 # A principal's uploads past UHP_FILE_QUOTA_BYTES or UHP_FILE_QUOTA_FILES: 429 quota_exhausted.
-UPLOAD_ANSWERS = answers(UploadedFileOut)
-UPLOAD_ANSWERS["responses"] = {
-    **UPLOAD_ANSWERS["responses"],
-    429: {"model": ErrorEnvelopeOut, "description": "The uploader's file quota is full."},
-}
+UPLOAD_ANSWERS = answers(
+    UploadedFileOut,
+    more={429: {"model": ErrorEnvelopeOut, "description": "The uploader's file quota is full."}},
+)
 
 
 @router.post("", openapi_extra=MULTIPART_BODY, dependencies=[idempotent()], **UPLOAD_ANSWERS)
-async def upload(request: Request, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+async def upload(request: Request, services: ServicesDep, caller: CallerDep) -> UploadedFileOut:
     """Keeps the bytes within the uploader's quota; a record then names the file by id."""
     staged = services.files.stage()
     try:
@@ -52,6 +49,6 @@ async def upload(request: Request, services: ServicesDep, caller: CallerDep) -> 
         stored = await services.files.upload(
             caller, name=form.filename, media_type=form.media_type, staged=staged, purpose=form.purpose
         )
-        return file_json(stored)
+        return UploadedFileOut.from_domain(stored)
     finally:
         staged.discard()

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, Header, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
 
 from provider import ids
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
 from provider.api.idempotency import idempotent, pending_of, seed_of
+from provider.protocol.answers.lifecycle import ErasureOut, JobOut, ObservedOut, OperationResultOut, PrimeOut
 from provider.protocol.lifecycle_requests import EraseRequest
 from provider.protocol.record_requests import ObserveRequest
-from provider.protocol.records import record_json
-from provider.protocol.responses import ErasureOut, JobOut, ObservedOut, PrimeOut
-from provider.protocol.type_answers import OperationResultOut, outcome_json
 from provider.protocol.type_requests import OperationBody
 from provider.services.types.catalog import OPERATIONS
 
@@ -23,11 +20,11 @@ router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["lifecycle"])
 PRIME_BUDGET_MAX = 100_000  # tokens: far past any context window, and bounded
 
 
-OBSERVE_ANSWERS = answers(ObservedOut, "The episodes kept (200), or the job that keeps them (202).")
-OBSERVE_ANSWERS["responses"][202] = {
-    "model": ObservedOut,
-    "description": "Kept after the answer: read the job.",
-}
+OBSERVE_ANSWERS = answers(
+    ObservedOut,
+    "The episodes kept (200), or the job that keeps them (202).",
+    more={202: {"model": ObservedOut, "description": "Kept after the answer: read the job."}},
+)
 
 
 @router.post("/observe", dependencies=[idempotent("write")], **OBSERVE_ANSWERS)
@@ -37,44 +34,33 @@ async def observe(
     services: ServicesDep,
     caller: CallerDep,
     request: Request,
+    response: Response,
     prefer: Annotated[
         str | None, Header(description="`respond-async`: answer 202 with a job at once.")
     ] = None,
-) -> Any:
+) -> ObservedOut:
     """Appends episodes: 200 with the records, or 202 with a job for a large batch or when asked."""
     seed = seed_of(request)
     episodes = [episode.draft([]) for episode in body.episodes]
     if "respond-async" in (prefer or "") or len(body.episodes) > services.settings.observe_sync_max:
         job_id = ids.derived(ids.JOB, seed, memory_id) if seed else ids.new_id(ids.JOB)
         started = await services.jobs.start(caller, memory_id, episodes, job_id=job_id)
-        job = {"object": "memory.job", "id": started.id, "status": started.status}
-        return JSONResponse({"object": "list", "data": [], "next": None, "job": job}, status_code=202)
-    kept = await services.observe.observe(caller, memory_id, episodes, seed=seed)
-    return {"object": "list", "data": [record_json(r) for r in kept], "next": None}
+        response.status_code = 202
+        return ObservedOut.started(started)
+    return ObservedOut.kept(await services.observe.observe(caller, memory_id, episodes, seed=seed))
 
 
 @router.get("/jobs/{job_id}", **answers(JobOut))
-async def job(memory_id: str, job_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+async def job(memory_id: str, job_id: str, services: ServicesDep, caller: CallerDep) -> JobOut:
     """What an observe that answered 202 has written (needs read); another memory's job is not found."""
-    row, reads = await services.jobs.read(caller, memory_id, job_id)
-    body: dict[str, Any] = {
-        "object": "memory.job",
-        "id": row["id"],
-        "status": row["status"],
-        "data": [record_json(r) for r in reads],
-    }
-    if row["error"]:
-        body["error"] = row["error"]
-    return body
+    state, reads = await services.jobs.read(caller, memory_id, job_id)
+    return JobOut.from_domain(state, reads)
 
 
 @router.post("/erase", dependencies=[idempotent("delete")], **answers(ErasureOut))
-async def erase(
-    memory_id: str, body: EraseRequest, services: ServicesDep, caller: CallerDep
-) -> dict[str, Any]:
+async def erase(memory_id: str, body: EraseRequest, services: ServicesDep, caller: CallerDep) -> ErasureOut:
     """Removes content for good (needs delete) and says what it could not reach."""
-    erasure = await services.erase.erase(caller, memory_id, body.record_ids)
-    return {"object": "memory.erasure", "erased": erasure.erased, "unreachable": erasure.unreachable}
+    return ErasureOut.from_domain(await services.erase.erase(caller, memory_id, body.record_ids))
 
 
 @router.get("/prime", **answers(PrimeOut))
@@ -83,18 +69,9 @@ async def prime(
     services: ServicesDep,
     caller: CallerDep,
     budget: Annotated[int, Query(ge=1, le=PRIME_BUDGET_MAX, description="Most tokens to return.")] = 2000,
-) -> dict[str, Any]:
+) -> PrimeOut:
     """The memory's standing records, fenced as data, within the budget."""
-    primer = await services.prime.prime(caller, memory_id, budget)
-    return {
-        "object": "memory.prime",
-        "memory_id": primer.memory_id,
-        "trust": "untrusted",
-        "text": primer.text,
-        "records": primer.records,
-        "omitted": primer.omitted,
-        "tokens": {"used": primer.tokens_used, "budget": primer.budget, "tokenizer": primer.tokenizer},
-    }
+    return PrimeOut.from_domain(await services.prime.prime(caller, memory_id, budget))
 
 
 async def operation_key(request: Request, services: ServicesDep, caller: CallerDep) -> None:
@@ -123,7 +100,7 @@ async def operate(
     services: ServicesDep,
     caller: CallerDep,
     body: OperationBody | None = None,
-) -> dict[str, Any]:
+) -> OperationResultOut:
     """Runs an operation the record's type offers (GET /v1/memories/types), with the privilege it names."""
     ask = (body or OperationBody()).ask(name)
-    return outcome_json(await services.types.operate(caller, memory_id, record_id, ask))
+    return OperationResultOut.from_domain(await services.types.operate(caller, memory_id, record_id, ask))

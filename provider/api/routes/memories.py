@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
 from provider.api.idempotency import idempotent, seed_of
-from provider.protocol.memories import MemoryCreate, MemoryUpdate, memory_json, memory_page_json
-from provider.protocol.responses import MemoryDeletedOut, MemoryListOut, MemoryOut
+from provider.protocol.answers.shapes import MemoryDeleted
+from provider.protocol.answers.tree import MemoryListOut, MemoryOut
+from provider.protocol.memories import MemoryCreate, MemoryUpdate
 from provider.services.tree.memories import MemoryChanges, MemoryDraft
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
@@ -29,7 +30,7 @@ async def list_memories(
     granted: Annotated[bool, Query(description="Where the caller's privileges start or change.")] = False,
     limit: Annotated[int, Query(ge=1, le=100, description="Page size.")] = 50,
     cursor: Annotated[str | None, Query(max_length=256, description="From a previous page's `next`.")] = None,
-) -> dict[str, Any]:
+) -> MemoryListOut:
     """One level of the tree, or the caller's entry points when no parent is named."""
     if parent is not None:
         page = await services.tree.list_children(caller, parent, cursor, limit)
@@ -39,13 +40,13 @@ async def list_memories(
         page = await services.tree.list_granted(caller, cursor, limit)
     else:
         page = await services.tree.list_entries(caller, cursor, limit)
-    return memory_page_json(page)
+    return MemoryListOut.from_domain(page)
 
 
 @router.post("", dependencies=[idempotent()], **answers(MemoryOut))
 async def create_memory(
     body: MemoryCreate, services: ServicesDep, caller: CallerDep, request: Request
-) -> dict[str, Any]:
+) -> MemoryOut:
     """A root, or a child of a memory the caller may `create` in."""
     draft = MemoryDraft(
         name=body.name,
@@ -54,19 +55,19 @@ async def create_memory(
         restricted=body.restricted,
         provider=body.provider,
     )
-    return memory_json(await services.tree.create(caller, draft, seed=seed_of(request)))
+    return MemoryOut.from_domain(await services.tree.create(caller, draft, seed=seed_of(request)))
 
 
 @router.get("/{memory_id}", **answers(MemoryOut))
-async def get_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+async def get_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -> MemoryOut:
     """One memory as the caller sees it."""
-    return memory_json(await services.tree.view(caller, memory_id))
+    return MemoryOut.from_domain(await services.tree.view(caller, memory_id))
 
 
 @router.put("/{memory_id}", dependencies=[idempotent("write")], **answers(MemoryOut))
 async def update_memory(
     memory_id: str, body: MemoryUpdate, services: ServicesDep, caller: CallerDep
-) -> dict[str, Any]:
+) -> MemoryOut:
     """Rename, describe, restrict or move."""
     changes = MemoryChanges(
         name=body.name,
@@ -75,11 +76,11 @@ async def update_memory(
         move="parent_id" in body.model_fields_set,
         parent_id=body.parent_id,
     )
-    return memory_json(await services.tree.update(caller, memory_id, changes))
+    return MemoryOut.from_domain(await services.tree.update(caller, memory_id, changes))
 
 
-@router.delete("/{memory_id}", dependencies=[idempotent("delete")], **answers(MemoryDeletedOut))
-async def delete_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+@router.delete("/{memory_id}", dependencies=[idempotent("delete")], **answers(MemoryDeleted))
+async def delete_memory(memory_id: str, services: ServicesDep, caller: CallerDep) -> MemoryDeleted:
     """The memory, its records and its whole subtree."""
     removed = await services.tree.delete(caller, memory_id)
-    return {"id": memory_id, "object": "memory.deleted", "deleted": True, "memories": removed}
+    return MemoryDeleted(id=memory_id, deleted=True, memories=removed)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
-from provider.protocol.recall import recall_json
+from provider.protocol.answers.recall import RecallOut
 from provider.protocol.recall_requests import RecallRequest
-from provider.protocol.responses import RecallOut
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["recall"])
 
@@ -21,6 +18,6 @@ async def recall(
     body: RecallRequest,
     services: ServicesDep,
     caller: CallerDep,
-) -> dict[str, Any]:
+) -> RecallOut:
     """Searches this memory and every descendant the caller may read."""
-    return recall_json(await services.recall.recall(caller, memory_id, body.ask()))
+    return RecallOut.from_domain(await services.recall.recall(caller, memory_id, body.ask()))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request
@@ -13,9 +13,14 @@ from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers
 from provider.api.idempotency import idempotent, seed_of
 from provider.blobs import chunks
+from provider.protocol.answers.records import (
+    RecordListOut,
+    RecordOut,
+    SnapshotListOut,
+    SnapshotOut,
+    records_out,
+)
 from provider.protocol.record_requests import RecordCreate, RecordRevise, SnapshotCreate
-from provider.protocol.records import record_json, snapshot_json
-from provider.protocol.responses import RecordListOut, RecordOut, SnapshotListOut, SnapshotOut
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["records"])
 
@@ -25,11 +30,13 @@ AsOf = Annotated[str | None, Query(max_length=128, description="An ISO 8601 inst
 @router.post("/records", dependencies=[idempotent("write")], **answers(RecordOut))
 async def remember(
     memory_id: str, body: RecordCreate, services: ServicesDep, caller: CallerDep, request: Request
-) -> dict[str, Any]:
+) -> RecordOut:
     """Writes one record as stated (needs write)."""
     seed = seed_of(request)
     record_id = ids.derived(ids.RECORD, seed, memory_id) if seed else None
-    return record_json(await services.records.remember(caller, memory_id, body.draft(), record_id=record_id))
+    return RecordOut.from_domain(
+        await services.records.remember(caller, memory_id, body.draft(), record_id=record_id)
+    )
 
 
 @router.get("/records", **answers(RecordListOut))
@@ -44,41 +51,41 @@ async def list_records(
     as_of: AsOf = None,
     limit: Annotated[int, Query(ge=1, le=100, description="Page size.")] = 50,
     cursor: Annotated[str | None, Query(max_length=256, description="From a previous page's `next`.")] = None,
-) -> dict[str, Any]:
+) -> RecordListOut:
     """The memory's records, one page at a time."""
     reads, next_cursor = await services.records.page(
         caller, memory_id, kind=type, include=include, as_of=as_of, cursor=cursor, limit=limit
     )
-    return {"object": "list", "data": [record_json(r) for r in reads], "next": next_cursor}
+    return RecordListOut(data=records_out(reads), next=next_cursor)
 
 
 @router.get("/records/{record_id}", **answers(RecordOut))
 async def get_record(
     memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep, as_of: AsOf = None
-) -> dict[str, Any]:
+) -> RecordOut:
     """One record, now or as of an instant."""
-    return record_json(await services.records.get(caller, memory_id, record_id, as_of))
+    return RecordOut.from_domain(await services.records.get(caller, memory_id, record_id, as_of))
 
 
 @router.patch("/records/{record_id}", dependencies=[idempotent("write")], **answers(RecordOut))
 async def revise(
     memory_id: str, record_id: str, body: RecordRevise, services: ServicesDep, caller: CallerDep
-) -> dict[str, Any]:
+) -> RecordOut:
     """Appends a version (needs write)."""
-    return record_json(await services.records.revise(caller, memory_id, record_id, body.changes()))
+    return RecordOut.from_domain(await services.records.revise(caller, memory_id, record_id, body.changes()))
 
 
 @router.delete("/records/{record_id}", dependencies=[idempotent("write")], **answers(RecordOut))
-async def forget(memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+async def forget(memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep) -> RecordOut:
     """Closes the record and keeps its trace (needs write)."""
-    return record_json(await services.records.forget(caller, memory_id, record_id))
+    return RecordOut.from_domain(await services.records.forget(caller, memory_id, record_id))
 
 
 @router.get("/records/{record_id}/history", **answers(RecordListOut))
-async def history(memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+async def history(memory_id: str, record_id: str, services: ServicesDep, caller: CallerDep) -> RecordListOut:
     """Every version, oldest first."""
     versions = await services.records.history(caller, memory_id, record_id)
-    return {"object": "list", "data": [record_json(v) for v in versions]}
+    return RecordListOut(data=records_out(versions))
 
 
 @router.get("/records/{record_id}/content/{index}", response_model=None)
@@ -110,13 +117,15 @@ def served_bytes_headers(name: str | None) -> dict[str, str]:
 @router.post("/snapshots", dependencies=[idempotent("write")], **answers(SnapshotOut))
 async def create_snapshot(
     memory_id: str, body: SnapshotCreate, services: ServicesDep, caller: CallerDep
-) -> dict[str, Any]:
+) -> SnapshotOut:
     """Names this instant (needs write)."""
-    return snapshot_json(await services.snapshots.create(caller, memory_id, body.name, body.message))
+    return SnapshotOut.from_domain(
+        await services.snapshots.create(caller, memory_id, body.name, body.message)
+    )
 
 
 @router.get("/snapshots", **answers(SnapshotListOut))
-async def list_snapshots(memory_id: str, services: ServicesDep, caller: CallerDep) -> dict[str, Any]:
+async def list_snapshots(memory_id: str, services: ServicesDep, caller: CallerDep) -> SnapshotListOut:
     """The memory's named instants."""
     snapshots = await services.snapshots.listing(caller, memory_id)
-    return {"object": "list", "data": [snapshot_json(s) for s in snapshots]}
+    return SnapshotListOut(data=[SnapshotOut.from_domain(s) for s in snapshots])

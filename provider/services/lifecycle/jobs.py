@@ -163,9 +163,7 @@ class ObserveJobs:
             except ProviderError:
                 continue  # the store is away: try again next time
 
-    async def read(
-        self, caller: Caller, memory_id: str, job_id: str
-    ) -> tuple[dict[str, Any], list[ReadRecord]]:
+    async def read(self, caller: Caller, memory_id: str, job_id: str) -> tuple[JobState, list[ReadRecord]]:
         """The job (needs read on its memory) and, once completed, the records it wrote."""
         await self.tree.require(caller, memory_id, "read")
         row = await self.jobs.get(memory_id, job_id)
@@ -176,7 +174,8 @@ class ObserveJobs:
             stored = await self.record_store.read(record_id)
             if stored is not None:
                 versions.append(stored.latest())
-        return row, await self.references.for_reads(caller, versions)
+        state = JobState(row["id"], row["status"], row["error"] or None)
+        return state, await self.references.for_reads(caller, versions)
 
     async def resume_abandoned(self, limit: int = 20) -> int:
         """Runs jobs whose runner died (the sweeper calls this); how many were found."""

@@ -6,7 +6,7 @@ from typing import Any
 
 from provider import access
 from provider.errors import RecordNotFoundError
-from provider.models import Caller, GraphAsk
+from provider.models import Caller, GraphAnswer, GraphAsk
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
@@ -38,8 +38,8 @@ class GraphService:
         """Entities are records the writer states; the graph is the references between records."""
         return {"graph": {"entities": "stated", "hops": 3}}
 
-    async def read(self, caller: Caller, memory_id: str, ask: GraphAsk) -> dict[str, Any]:
-        """`MemoryGraph` as plain data (records already in wire shape are built by the API)."""
+    async def read(self, caller: Caller, memory_id: str, ask: GraphAsk) -> GraphAnswer:
+        """Nodes from the readable subtree, around a record or for all of it, and their references."""
         around, hops, types, limit = ask.around, ask.hops, ask.types, ask.limit
         reach = await self.tree.readable_scope(caller, memory_id, None)
         reach.require("read")
@@ -58,15 +58,11 @@ class GraphService:
             for v in await self.tree.views(caller, sorted({r["memory_id"] for r in rows}))
         }
         edges = await self._edges(caller, ids)
-        return {
-            "nodes": [
-                (read, {"id": read.version.memory_id, "name": names.get(read.version.memory_id, "")})
-                for read in reads
-            ],
-            "edges": edges,
-            "truncated": truncated,
-            "degraded": degraded,
-        }
+        nodes = [
+            (read, {"id": read.version.memory_id, "name": names.get(read.version.memory_id, "")})
+            for read in reads
+        ]
+        return GraphAnswer(nodes, edges, truncated, degraded)
 
     async def _edges(self, caller: Caller, ids: list[str]) -> list[dict[str, Any]]:
         rows = await self.graph.edges(ids)

@@ -7,7 +7,7 @@ from typing import Any
 
 from provider import ids
 from provider.errors import InvalidInputError, MemberNotFoundError
-from provider.models import LONGEST_KEY_SECONDS, ApiKey, IssuedKey
+from provider.models import LONGEST_KEY_SECONDS, ApiKey, IssuedKey, Membership, Principal
 from provider.services.tree.identity import hash_key
 from provider.store.principals import Neo4jPrincipalStore
 
@@ -53,12 +53,12 @@ class AdminService:
     def __init__(self, principals: Neo4jPrincipalStore):
         self.principals = principals
 
-    async def create_member(self, member_type: str, name: str) -> dict[str, Any]:
+    async def create_member(self, member_type: str, name: str) -> Principal:
         """A new member with its principal string."""
         if member_type not in MEMBER_TYPES:
             raise InvalidInputError("type must be human or agent.", param="type")
         row = await self.principals.create_member(ids.new_id(ids.MEMBER), member_type, name, ids.now_ms())
-        return {**row, "principal": f"member:{row['id']}"}
+        return Principal(row["id"], row["name"], f"member:{row['id']}", type=row["type"])
 
     async def issue_key(
         self, member_id: str, *, server: bool, expires_at: int | None = None, expires_in: int | None = None
@@ -122,22 +122,22 @@ class AdminService:
             return MemberNotFoundError("No member with that id exists.", param="member_id")
         return MemberNotFoundError("The member holds no key with that id.", param="key_id")
 
-    async def create_group(self, name: str) -> dict[str, Any]:
+    async def create_group(self, name: str) -> Principal:
         """A new group with its principal string."""
         row = await self.principals.create_group(ids.new_id(ids.GROUP), name, ids.now_ms())
-        return {**row, "principal": f"group:{row['id']}"}
+        return Principal(row["id"], row["name"], f"group:{row['id']}")
 
-    async def add_to_group(self, group_id: str, member_id: str) -> dict[str, Any]:
+    async def add_to_group(self, group_id: str, member_id: str) -> Membership:
         """Membership; a group may hold groups, never itself."""
         if group_id == member_id:
             raise InvalidInputError("A group cannot contain itself.", param="member_id")
         if not await self.principals.add_to_group(group_id, member_id):
             raise MemberNotFoundError("No such group, member or group to add.")
-        return {"group_id": group_id, "member_id": member_id, "member": True}
+        return Membership(group_id, member_id, member=True)
 
-    async def remove_from_group(self, group_id: str, member_id: str) -> dict[str, Any]:
+    async def remove_from_group(self, group_id: str, member_id: str) -> Membership:
         """Ends a membership; removing one that is not there is not an error."""
         found, removed = await self.principals.remove_from_group(group_id, member_id)
         if not found:
             raise MemberNotFoundError("No group with that id exists.", param="group_id")
-        return {"group_id": group_id, "member_id": member_id, "member": False, "removed": removed > 0}
+        return Membership(group_id, member_id, member=False, removed=removed > 0)

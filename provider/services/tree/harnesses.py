@@ -13,7 +13,7 @@ from provider.errors import (
     MemoryInvalidError,
     MemoryNotFoundError,
 )
-from provider.models import Caller, HarnessMemories, HarnessMemory, ordered_privileges
+from provider.models import Caller, Harness, HarnessMemories, HarnessMemory, ordered_privileges
 from provider.services.tree.memories import TreeService
 from provider.store.harnesses import Neo4jHarnessStore
 
@@ -34,12 +34,12 @@ class HarnessService:
         self.tree = tree
         self.harnesses = harnesses
 
-    async def create(self, name: str, member_id: str) -> dict[str, Any]:
+    async def create(self, name: str, member_id: str) -> Harness:
         """Admin: a harness whose agent is the member."""
         row = await self.harnesses.create(ids.new_id(ids.HARNESS), name, member_id, ids.now_ms())
         if row is None:
             raise MemberNotFoundError("No member with that id exists.", param="member_id")
-        return {**row, "principal": f"member:{member_id}"}
+        return Harness(row["id"], row["name"], member_id, f"member:{member_id}")
 
     async def _own(self, caller: Caller, harness_id: str) -> dict[str, Any]:
         harness = await self.harnesses.get(harness_id)

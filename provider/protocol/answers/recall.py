@@ -1,0 +1,121 @@
+"""Recall and the graph read as the wire carries them: `MemoryRecall`, `MemoryGraph`."""
+
+from __future__ import annotations
+
+from typing import Literal, Self
+
+from pydantic import MISSING, Field
+
+from provider.models import GraphAnswer, MemoryView, RecallAnswer, ordered_privileges
+from provider.protocol.answers.records import RecordOut
+from provider.protocol.answers.shapes import Answer, Count, Privilege
+
+
+class NeighbourOut(Answer):
+    """`MemoryNeighbour`: where the caller can go next, with counts to decide whether to."""
+
+    id: str
+    name: str
+    description: str
+    records: Count
+    children: Count
+    privileges: list[Privilege]
+
+    @classmethod
+    def from_domain(cls, view: MemoryView) -> NeighbourOut:
+        return cls(
+            id=view.node.id,
+            name=view.node.name,
+            description=view.node.description,
+            records=Count(count=view.node.record_count),
+            children=Count(count=view.visible_children),
+            privileges=ordered_privileges(view.privileges),
+        )
+
+
+class PlaceOut(Answer):
+    """Where a result or a node is."""
+
+    id: str
+    name: str | MISSING | None = MISSING
+
+
+class RecallResultOut(Answer):
+    """One hit."""
+
+    record: RecordOut
+    memory: PlaceOut
+    score: float | None
+    why: list[str] = Field(description="The signals that found it.")
+
+
+class RecallOut(Answer):
+    """`MemoryRecall`: results as data (every record `trust: untrusted`), neighbours, what was not done."""
+
+    object: Literal["memory.recall"] = "memory.recall"
+    results: list[RecallResultOut]
+    parent: NeighbourOut | MISSING = Field(MISSING, description="Absent at a root or a hidden parent.")
+    children: list[NeighbourOut]
+    degraded: list[str] = Field(description="What the request asked for and was not done.")
+    abstain: bool = Field(description="True when nothing returned answers the question.")
+
+    @classmethod
+    def from_domain(cls, answer: RecallAnswer) -> Self:
+        parent = {"parent": NeighbourOut.from_domain(answer.parent)} if answer.parent is not None else {}
+        return cls(
+            results=[
+                RecallResultOut(
+                    record=RecordOut.from_domain(read), memory=PlaceOut(**memory), score=score, why=why
+                )
+                for read, memory, score, why in answer.results
+            ],
+            children=[NeighbourOut.from_domain(c) for c in answer.children],
+            degraded=list(answer.degraded),
+            abstain=answer.abstain,
+            **parent,
+        )
+
+
+class RecordRefOut(Answer):
+    """`MemoryRecordRef`: the memory only when the reader may read it."""
+
+    record_id: str
+    memory_id: str | MISSING = MISSING
+
+
+class GraphNodeOut(Answer):
+    """A record and where it is."""
+
+    record: RecordOut
+    memory: PlaceOut
+
+
+class GraphEdgeOut(Answer):
+    """A reference between two records; into an unreadable memory, the target's id and no more."""
+
+    from_: RecordRefOut = Field(alias="from")
+    to: RecordRefOut
+    rel: str | MISSING | None = MISSING
+    available: bool
+
+
+class GraphOut(Answer):
+    """`MemoryGraph`."""
+
+    object: Literal["memory.graph"] = "memory.graph"
+    nodes: list[GraphNodeOut]
+    edges: list[GraphEdgeOut]
+    truncated: bool
+    degraded: list[str]
+
+    @classmethod
+    def from_domain(cls, answer: GraphAnswer) -> GraphOut:
+        return cls(
+            nodes=[
+                GraphNodeOut(record=RecordOut.from_domain(read), memory=PlaceOut(**memory))
+                for read, memory in answer.nodes
+            ],
+            edges=[GraphEdgeOut.model_validate(edge) for edge in answer.edges],
+            truncated=answer.truncated,
+            degraded=answer.degraded,
+        )
