@@ -5,9 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
-
-from provider.store.catalogue import statement
 from provider.store.driver import Neo4jStore, Row
 
 
@@ -78,7 +75,7 @@ class Neo4jProjectionStore:
             parent = row["parent_id"] if row["parent_id"] in inside else None
             projection.memories.append({**row, "parent_id": parent} if parent else _without_parent(row))
         stubs: set[str] = set()
-        found = (await self._values("projection_records", scope=scope))[0][0]
+        found = (await self.store.read_values("projection_records", scope=scope))[0][0]
         for row in sorted(found, key=lambda r: (str(r[1]), str(r[0]))):
             projection.records.append(_record_props(row))
             for rel, position, target, target_memory in sorted(row[-1], key=lambda r: (r[1], r[2])):
@@ -87,20 +84,6 @@ class Neo4jProjectionStore:
                     stubs.add(target)
         projection.stubs = sorted(stubs)
         return projection
-
-    async def _values(self, name: str, **params: Any) -> list[list[Any]]:
-        """Like Neo4jStore.read, but each row as its list of values.
-
-        Record.data() re-walks every nested value; for a scope's records in one list that costs more
-        than reading them did.
-        """
-        query = statement(name)
-
-        async def work(tx: AsyncManagedTransaction) -> list[list[Any]]:
-            return [record.values() async for record in await tx.run(query, params)]
-
-        async with self.store._session() as session:  # the store's error mapping
-            return await session.execute_read(work)
 
 
 def _without_parent(row: Row) -> dict[str, Any]:
