@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AliasChoices, Field
 
+from provider.models import FreeQuery
 from provider.protocol.wire import (
     RequestBody,
     check_free_object,
@@ -20,7 +21,6 @@ from provider.protocol.wire import (
     invalid,
     json_size,
 )
-from provider.services.queries.service import FreeQuery
 
 
 def _statement(value: str) -> str:

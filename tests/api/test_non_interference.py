@@ -38,11 +38,11 @@ import pytest
 
 from provider.config import Settings
 from provider.errors import ProviderError
-from provider.models import Caller, RecallAnswer, RecordVersion, Writer
+from provider.models import Caller, FreeQuery, RecallAnswer, RecordVersion, Writer
 from provider.protocol.answers.queries import query_answer
 from provider.protocol.errors import envelope
 from provider.sandbox.pool import SandboxPool
-from provider.services.queries.service import FreeQuery, QueryLimits, QueryService
+from provider.services.queries.service import QueryLimits, QueryService
 from provider.services.records.references import ReferenceResolver
 from provider.services.tree.memories import TreeService
 from provider.store.driver import Neo4jStore

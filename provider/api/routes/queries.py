@@ -6,11 +6,10 @@ from fastapi import APIRouter, Response
 
 from provider.api.deps import CallerDep, ServicesDep
 from provider.api.docs import answers, encoded_off_loop
-from provider.models import RecallAnswer
+from provider.models import QueryRows, RecallAnswer
 from provider.protocol.answers.queries import QueryAnswerOut, QueryListOut, QueryOut, query_answer
 from provider.protocol.queries import MemoryFreeQuery, MemoryQuery, MemoryQueryRun
 from provider.services.queries.named import QueryDefinition
-from provider.services.queries.service import QueryRows
 
 router = APIRouter(prefix="/v1/memories/{memory_id}", tags=["queries"])
 

@@ -6,12 +6,10 @@ from typing import Any, Literal
 
 from pydantic import Field, RootModel
 
-from provider.models import RecallAnswer
+from provider.models import NamedQuery, QueryRows, RecallAnswer
 from provider.protocol.answers.recall import RecallOut
 from provider.protocol.answers.records import WriterOut
 from provider.protocol.answers.shapes import Answer
-from provider.services.queries.named import NamedQuery
-from provider.services.queries.service import QueryRows
 
 
 class QueryRowsOut(Answer):

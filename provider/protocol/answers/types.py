@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any, Literal
 
 from pydantic import MISSING, Field
 
 from provider.protocol.answers.shapes import Answer, Privilege
 from provider.protocol.type_requests import input_schema
-from provider.services.types import catalog
 
 
 class TypeOperationOut(Answer):
@@ -52,9 +50,3 @@ class TypeListOut(Answer):
 
     object: Literal["list"] = "list"
     data: list[MemoryTypeOut]
-
-
-@cache
-def type_list() -> TypeListOut:
-    """Built once: the catalogue never changes while the service runs, and its input schemas cost."""
-    return TypeListOut(data=[MemoryTypeOut.from_listing(kind) for kind in catalog.listing()])

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError, NotFoundError
+from provider.models import LANGUAGE, NamedQuery
 from provider.services.queries.gate import StatementRefused, check_statement
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
-LANGUAGE = "cypher"
 OPEN_PARAMS: dict[str, Any] = {"type": "object"}
 
 
@@ -31,22 +31,6 @@ class QueryDefinition:
     requires: str = "read"
     language: str = LANGUAGE
     name: str | None = None
-
-
-@dataclass(frozen=True)
-class NamedQuery:
-    """A stored definition, as `MemoryQuery` names its fields."""
-
-    memory_id: str
-    name: str
-    description: str
-    body: str
-    params: dict[str, Any]
-    requires: str = "read"
-    language: str = LANGUAGE
-    created_at: int | None = None
-    updated_at: int | None = None
-    written_by: str | None = None
 
 
 def from_row(row: dict[str, Any]) -> NamedQuery:

@@ -11,20 +11,27 @@ import json
 import logging
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from provider import access, ids, metrics
 from provider.config import Settings
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError
-from provider.models import Caller, ReadRecord, RecallAnswer, Writer
+from provider.models import (
+    LANGUAGE,
+    Caller,
+    FreeQuery,
+    NamedQuery,
+    QueryRows,
+    ReadRecord,
+    RecallAnswer,
+    Writer,
+)
 from provider.sandbox.client import SandboxResult
 from provider.sandbox.pool import SandboxPool
 from provider.services.queries.fence import written_by
 from provider.services.queries.gate import StatementRefused, check_plan, check_statement
 from provider.services.queries.named import (
-    LANGUAGE,
-    NamedQuery,
     NamedQueryNotFoundError,
     QueryDefinition,
     check_language,
@@ -43,19 +50,6 @@ log = logging.getLogger("provider.queries")
 VETTED = 1024  # statement texts whose EXPLAIN passed the plan check, most recent kept
 
 
-@dataclass
-class QueryRows:
-    """An answer that is not records: the columns and rows as the statement returned them, fenced.
-
-    `written_by` holds, per row, the writers of the whole records in it (query_fence says which).
-    """
-
-    columns: list[str]
-    rows: list[list[Any]]
-    written_by: list[list[Writer]] = field(default_factory=list)
-    degraded: list[str] = field(default_factory=list)
-
-
 @dataclass(frozen=True)
 class QueryLimits:
     """Bounds on one statement and on the copy a sandbox takes."""
@@ -65,17 +59,6 @@ class QueryLimits:
     answer_bytes: int = 4 * 1024 * 1024
     subtree_cap: int = 5000
     max_records: int = 200_000
-
-
-@dataclass(frozen=True)
-class FreeQuery:
-    """A `MemoryFreeQuery`, shape already checked at the edge."""
-
-    statement: str
-    params: dict[str, Any] = field(default_factory=dict)
-    depth: int | None = None
-    language: str = LANGUAGE
-    write: bool = False
 
 
 class QueryService:

@@ -1,0 +1,337 @@
+"""The sync client, one method per route; made by `python -m provider.client.generate`."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from provider.client import routes
+from provider.client.transport import SyncTransport
+from provider.protocol.answers.admin import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, RotatedKeyOut
+from provider.protocol.answers.lifecycle import (
+    ConsolidationListOut,
+    ConsolidationOut,
+    ErasureOut,
+    JobOut,
+    ObservedOut,
+    OperationResultOut,
+    PrimeOut,
+)
+from provider.protocol.answers.queries import QueryListOut, QueryOut, QueryRecordsOut, QueryRowsOut
+from provider.protocol.answers.recall import GraphOut, RecallOut
+from provider.protocol.answers.records import (
+    RecordListOut,
+    RecordOut,
+    SnapshotListOut,
+    SnapshotOut,
+    UploadedFileOut,
+)
+from provider.protocol.answers.shapes import Deleted, FreeList, MemoryDeleted, Privilege
+from provider.protocol.answers.tree import (
+    GrantListOut,
+    GrantOut,
+    HarnessMemoriesOut,
+    HarnessOut,
+    MembershipOut,
+    MemoryListOut,
+    MemoryOut,
+    PrincipalOut,
+)
+from provider.protocol.answers.types import TypeListOut
+
+
+class MemoryClient(SyncTransport):
+    """Typed sync access to every route of the chapter and the admin surface."""
+
+    def discovery(self) -> dict[str, Any]:
+        """`GET /v1/uhp`: what the server speaks and can do."""
+        return self.send(routes.discovery())
+
+    def providers(self) -> FreeList:
+        """`GET /v1/memories/providers`: the capability document."""
+        return self.send(routes.providers())
+
+    def types(self) -> TypeListOut:
+        """`GET /v1/memories/types`: the record types and their operations."""
+        return self.send(routes.types())
+
+    def list_memories(
+        self,
+        *,
+        parent: str | None = None,
+        ancestor: str | None = None,
+        granted: bool | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> MemoryListOut:
+        """`GET /v1/memories`: a page of entry points, children, descendants or granted memories."""
+        return self.send(
+            routes.list_memories(
+                parent=parent, ancestor=ancestor, granted=granted, limit=limit, cursor=cursor
+            )
+        )
+
+    def create_memory(
+        self,
+        name: str,
+        *,
+        description: str | None = None,
+        parent_id: str | None = None,
+        restricted: bool | None = None,
+        provider: str | None = None,
+    ) -> MemoryOut:
+        """`POST /v1/memories`: a root, or a child of a memory the caller may create in."""
+        return self.send(
+            routes.create_memory(
+                name, description=description, parent_id=parent_id, restricted=restricted, provider=provider
+            )
+        )
+
+    def get_memory(self, memory_id: str) -> MemoryOut:
+        """`GET /v1/memories/{id}`."""
+        return self.send(routes.get_memory(memory_id))
+
+    def update_memory(self, memory_id: str, **changes: Any) -> MemoryOut:
+        """`PUT /v1/memories/{id}`: name, description, restricted, parent_id (null: a root)."""
+        return self.send(routes.update_memory(memory_id, **changes))
+
+    def delete_memory(self, memory_id: str) -> MemoryDeleted:
+        """`DELETE /v1/memories/{id}`: the memory and its whole subtree."""
+        return self.send(routes.delete_memory(memory_id))
+
+    def list_grants(self, memory_id: str) -> GrantListOut:
+        """`GET /v1/memories/{id}/grants`."""
+        return self.send(routes.list_grants(memory_id))
+
+    def create_grant(self, memory_id: str, principal: str, privileges: list[Privilege]) -> GrantOut:
+        """`POST /v1/memories/{id}/grants` (needs delete)."""
+        return self.send(routes.create_grant(memory_id, principal, privileges))
+
+    def delete_grant(self, memory_id: str, grant_id: str) -> Deleted:
+        """`DELETE /v1/memories/{id}/grants/{grant}` (needs delete)."""
+        return self.send(routes.delete_grant(memory_id, grant_id))
+
+    def harness_memories(self, harness_id: str) -> HarnessMemoriesOut:
+        """`GET /v1/harnesses/{id}/memories`."""
+        return self.send(routes.harness_memories(harness_id))
+
+    def set_harness_memories(
+        self, harness_id: str, *, default_memory_id: str | None = None, observe: bool | None = None
+    ) -> HarnessMemoriesOut:
+        """`PUT /v1/harnesses/{id}/memories`: fields left out keep their value."""
+        return self.send(
+            routes.set_harness_memories(harness_id, default_memory_id=default_memory_id, observe=observe)
+        )
+
+    def remember(
+        self,
+        memory_id: str,
+        content: str | list[dict[str, Any]],
+        *,
+        type: str | None = None,
+        title: str | None = None,
+        attributes: dict[str, Any] | None = None,
+        references: list[dict[str, Any]] | None = None,
+        valid_from: str | None = None,
+        valid_to: str | None = None,
+    ) -> RecordOut:
+        """`POST /v1/memories/{id}/records`: one record as stated (needs write)."""
+        return self.send(
+            routes.remember(
+                memory_id,
+                content,
+                type=type,
+                title=title,
+                attributes=attributes,
+                references=references,
+                valid_from=valid_from,
+                valid_to=valid_to,
+            )
+        )
+
+    def list_records(
+        self,
+        memory_id: str,
+        *,
+        type: str | None = None,
+        include: Literal["active", "all"] | None = None,
+        as_of: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> RecordListOut:
+        """`GET /v1/memories/{id}/records`: one page."""
+        return self.send(
+            routes.list_records(
+                memory_id, type=type, include=include, as_of=as_of, limit=limit, cursor=cursor
+            )
+        )
+
+    def get_record(self, memory_id: str, record_id: str, *, as_of: str | None = None) -> RecordOut:
+        """`GET /v1/memories/{id}/records/{record}`, now or as of an instant or a snapshot."""
+        return self.send(routes.get_record(memory_id, record_id, as_of=as_of))
+
+    def revise(self, memory_id: str, record_id: str, **changes: Any) -> RecordOut:
+        """`PATCH .../records/{record}`: each field given is restated (None sends null: `title` removed)."""
+        return self.send(routes.revise(memory_id, record_id, **changes))
+
+    def forget(self, memory_id: str, record_id: str) -> RecordOut:
+        """`DELETE .../records/{record}`: closes the record, keeps its trace."""
+        return self.send(routes.forget(memory_id, record_id))
+
+    def history(self, memory_id: str, record_id: str) -> RecordListOut:
+        """`GET .../records/{record}/history`: every version, oldest first."""
+        return self.send(routes.history(memory_id, record_id))
+
+    def content_part(self, memory_id: str, record_id: str, index: int) -> bytes:
+        """`GET .../records/{record}/content/{index}`: a part's exact bytes."""
+        return self.send(routes.content_part(memory_id, record_id, index))
+
+    def create_snapshot(self, memory_id: str, name: str, *, message: str | None = None) -> SnapshotOut:
+        """`POST /v1/memories/{id}/snapshots`: names this instant."""
+        return self.send(routes.create_snapshot(memory_id, name, message=message))
+
+    def list_snapshots(self, memory_id: str) -> SnapshotListOut:
+        """`GET /v1/memories/{id}/snapshots`."""
+        return self.send(routes.list_snapshots(memory_id))
+
+    def upload_file(
+        self,
+        filename: str,
+        data: bytes,
+        *,
+        media_type: str = "application/octet-stream",
+        purpose: str | None = None,
+    ) -> UploadedFileOut:
+        """`POST /v1/files` (multipart): a record's file part then names it by id."""
+        return self.send(routes.upload_file(filename, data, media_type=media_type, purpose=purpose))
+
+    def recall(self, memory_id: str, **ask: Any) -> RecallOut:
+        """`POST /v1/memories/{id}/recall`: `query`, `text`, `filters`, `types`, `as_of`, `limit`, ..."""
+        return self.send(routes.recall(memory_id, **ask))
+
+    def graph(self, memory_id: str, **ask: Any) -> GraphOut:
+        """`POST /v1/memories/{id}/graph`: `around`, `hops`, `types`, `limit`."""
+        return self.send(routes.graph(memory_id, **ask))
+
+    def observe(
+        self, memory_id: str, episodes: list[dict[str, Any]], *, respond_async: bool = False
+    ) -> ObservedOut:
+        """`POST /v1/memories/{id}/observe`: the records kept, or (202) the job that keeps them."""
+        return self.send(routes.observe(memory_id, episodes, respond_async=respond_async))
+
+    def job(self, memory_id: str, job_id: str) -> JobOut:
+        """`GET /v1/memories/{id}/jobs/{job}`: what an observe's job has written."""
+        return self.send(routes.job(memory_id, job_id))
+
+    def erase(self, memory_id: str, record_ids: list[str]) -> ErasureOut:
+        """`POST /v1/memories/{id}/erase`: content removed for good, and what could not be reached."""
+        return self.send(routes.erase(memory_id, record_ids))
+
+    def prime(self, memory_id: str, *, budget: int | None = None) -> PrimeOut:
+        """`GET /v1/memories/{id}/prime`: the standing records as one fenced text."""
+        return self.send(routes.prime(memory_id, budget=budget))
+
+    def operate(self, memory_id: str, record_id: str, name: str, **input: Any) -> OperationResultOut:
+        """`POST .../records/{record}/operations/{name}`: an operation the record's type offers."""
+        return self.send(routes.operate(memory_id, record_id, name, **input))
+
+    def consolidate(self, memory_id: str, *, budget: int | None = None) -> ConsolidationOut:
+        """`POST /v1/memories/{id}/consolidations`: runs consolidation now."""
+        return self.send(routes.consolidate(memory_id, budget=budget))
+
+    def list_consolidations(self, memory_id: str) -> ConsolidationListOut:
+        """`GET /v1/memories/{id}/consolidations`: newest first."""
+        return self.send(routes.list_consolidations(memory_id))
+
+    def get_consolidation(self, memory_id: str, run_id: str) -> ConsolidationOut:
+        """`GET /v1/memories/{id}/consolidations/{run}`."""
+        return self.send(routes.get_consolidation(memory_id, run_id))
+
+    def consolidation_changes(self, memory_id: str, run_id: str) -> FreeList:
+        """`GET .../consolidations/{run}/changes`: what the run did to each record."""
+        return self.send(routes.consolidation_changes(memory_id, run_id))
+
+    def revert_consolidation(self, memory_id: str, run_id: str) -> ConsolidationOut:
+        """`POST .../consolidations/{run}/revert`: undone by appending versions."""
+        return self.send(routes.revert_consolidation(memory_id, run_id))
+
+    def free_query(
+        self,
+        memory_id: str,
+        statement: str,
+        *,
+        params: dict[str, Any] | None = None,
+        depth: int | None = None,
+    ) -> QueryRowsOut | QueryRecordsOut:
+        """`POST /v1/memories/{id}/query`: read-only Cypher over what the caller may read."""
+        return self.send(routes.free_query(memory_id, statement, params=params, depth=depth))
+
+    def list_queries(self, memory_id: str) -> QueryListOut:
+        """`GET /v1/memories/{id}/queries`."""
+        return self.send(routes.list_queries(memory_id))
+
+    def define_query(self, memory_id: str, name: str, body: str, **definition: Any) -> QueryOut:
+        """`PUT /v1/memories/{id}/queries/{name}`: `description`, `params`, `requires`, `language`."""
+        return self.send(routes.define_query(memory_id, name, body, **definition))
+
+    def run_query(
+        self, memory_id: str, name: str, *, params: dict[str, Any] | None = None
+    ) -> QueryRowsOut | QueryRecordsOut:
+        """`POST /v1/memories/{id}/queries/{name}`: params checked against the query's schema."""
+        return self.send(routes.run_query(memory_id, name, params=params))
+
+    def create_member(self, type: Literal["human", "agent"], name: str) -> PrincipalOut:
+        """`POST /v1/admin/members`."""
+        return self.send(routes.create_member(type, name))
+
+    def issue_key(
+        self,
+        member_id: str,
+        *,
+        server: bool = False,
+        expires_at: str | None = None,
+        expires_in: int | None = None,
+    ) -> IssuedKeyOut:
+        """`POST /v1/admin/members/{id}/keys`: `key` is in this answer only."""
+        return self.send(
+            routes.issue_key(member_id, server=server, expires_at=expires_at, expires_in=expires_in)
+        )
+
+    def list_keys(self, member_id: str) -> ApiKeyListOut:
+        """`GET /v1/admin/members/{id}/keys`: never a key or its hash."""
+        return self.send(routes.list_keys(member_id))
+
+    def revoke_key(self, member_id: str, key_id: str) -> ApiKeyOut:
+        """`DELETE /v1/admin/members/{id}/keys/{key}`."""
+        return self.send(routes.revoke_key(member_id, key_id))
+
+    def rotate_key(
+        self,
+        member_id: str,
+        key_id: str,
+        *,
+        grace_seconds: int | None = None,
+        expires_at: str | None = None,
+        expires_in: int | None = None,
+    ) -> RotatedKeyOut:
+        """`POST .../keys/{key}/rotate`: a new key; the old one ends after `grace_seconds`."""
+        return self.send(
+            routes.rotate_key(
+                member_id, key_id, grace_seconds=grace_seconds, expires_at=expires_at, expires_in=expires_in
+            )
+        )
+
+    def create_group(self, name: str) -> PrincipalOut:
+        """`POST /v1/admin/groups`."""
+        return self.send(routes.create_group(name))
+
+    def add_to_group(self, group_id: str, member_id: str) -> MembershipOut:
+        """`PUT /v1/admin/groups/{group}/members/{member}`."""
+        return self.send(routes.add_to_group(group_id, member_id))
+
+    def remove_from_group(self, group_id: str, member_id: str) -> MembershipOut:
+        """`DELETE /v1/admin/groups/{group}/members/{member}`."""
+        return self.send(routes.remove_from_group(group_id, member_id))
+
+    def create_harness(self, name: str, member_id: str) -> HarnessOut:
+        """`POST /v1/admin/harnesses`: a harness whose agent is the member."""
+        return self.send(routes.create_harness(name, member_id))
