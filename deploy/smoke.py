@@ -13,61 +13,38 @@ import asyncio
 import json
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
-from typing import Any
+
+from provider.client import MemoryClient, UhpError
 
 FACT = "The lighthouse keeper on Skerry Point logs the weather at dawn."
 QUESTION = "Who writes down the weather each morning?"
-
-
-class Stack:
-    """Calls the service; every answer must be 200."""
-
-    def __init__(self, url: str):
-        self.url = url.rstrip("/")
-
-    def call(self, method: str, path: str, key: str, body: Any = None) -> Any:
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(  # noqa: S310 - a URL the operator gave
-            self.url + path,
-            data=data,
-            method=method,
-            headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=120) as answer:  # noqa: S310
-                return json.loads(answer.read())
-        except urllib.error.HTTPError as e:
-            raise SystemExit(f"smoke: {method} {path} answered {e.code}: {e.read().decode()[:500]}") from e
 
 
 def step(name: str, started: float) -> None:
     print(f"smoke: {name} ({(time.perf_counter() - started) * 1000:.0f} ms)", flush=True)
 
 
-def recalled(stack: Stack, key: str, memory: str, record: str) -> None:
+def recalled(stack: MemoryClient, memory: str, record: str) -> None:
     started = time.perf_counter()
-    hits = stack.call("POST", f"/v1/memories/{memory}/recall", key, {"query": QUESTION})["results"]
-    if not hits or hits[0]["record"]["id"] != record:
+    hits = stack.recall(memory, query=QUESTION).results
+    if not hits or hits[0].record.id != record:
         raise SystemExit(f"smoke: recall did not put the record first: {hits[:1]}")
     step("recall found the record", started)
 
 
-def declares_free_queries(stack: Stack, key: str) -> bool:
+def declares_free_queries(stack: MemoryClient) -> bool:
     """Whether the capability document offers free Cypher (compose runs the query sandbox, so it must)."""
-    document = stack.call("GET", "/v1/memories/providers", key)
-    return any("free" in (entry.get("queries") or {}) for entry in document["data"])
+    return any("free" in (entry.get("queries") or {}) for entry in stack.providers().data)
 
 
-def counted(stack: Stack, key: str, memory: str) -> None:
-    if not declares_free_queries(stack, key):
+def counted(stack: MemoryClient, memory: str) -> None:
+    if not declares_free_queries(stack):
         raise SystemExit("smoke: the deployment declares no free Cypher: is the query sandbox up?")
     started = time.perf_counter()
     statement = "MATCH (r:Record {status: 'active'}) RETURN count(r) AS n"
-    answer = stack.call("POST", f"/v1/memories/{memory}/query", key, {"statement": statement})
-    if answer.get("rows") != [[1]]:
+    answer = stack.free_query(memory, statement)
+    if getattr(answer, "rows", None) != [[1]]:
         raise SystemExit(f"smoke: free Cypher answered {answer}")
     step("free Cypher counted it in the query sandbox", started)
 
@@ -92,31 +69,34 @@ async def through_mcp(url: str, key: str, memory: str, record: str) -> None:
     step(f"MCP: {len(tools)} tools, memory_recall found the record", started)
 
 
-def write(stack: Stack, admin_key: str, state: Path) -> None:
+def write(url: str, admin_key: str, state: Path) -> None:
     started = time.perf_counter()
-    member = stack.call("POST", "/v1/admin/members", admin_key, {"type": "agent", "name": "smoke agent"})
-    key = stack.call("POST", f"/v1/admin/members/{member['id']}/keys", admin_key, {})["key"]
-    memory = stack.call("POST", "/v1/memories", key, {"name": "Smoke", "description": "deploy/check"})["id"]
-    step("member, key and memory", started)
-    started = time.perf_counter()
-    fact = {"type": "fact", "content": FACT}
-    record = stack.call("POST", f"/v1/memories/{memory}/records", key, fact)["id"]
-    step("remembered a fact", started)
-    recalled(stack, key, memory, record)
-    counted(stack, key, memory)
-    asyncio.run(through_mcp(stack.url, key, memory, record))
+    with MemoryClient(url, admin_key, timeout=120) as operator:
+        member = operator.create_member("agent", "smoke agent")
+        key = operator.issue_key(member.id).key
+    with MemoryClient(url, key, timeout=120) as stack:
+        memory = stack.create_memory("Smoke", description="deploy/check").id
+        step("member, key and memory", started)
+        started = time.perf_counter()
+        record = stack.remember(memory, FACT, type="fact").id
+        step("remembered a fact", started)
+        recalled(stack, memory, record)
+        counted(stack, memory)
+    asyncio.run(through_mcp(url, key, memory, record))
     state.write_text(json.dumps({"key": key, "memory": memory, "record": record}))
 
 
-def verify(stack: Stack, state: Path) -> None:
+def verify(url: str, state: Path) -> None:
     kept = json.loads(state.read_text())
     started = time.perf_counter()
-    record = stack.call("GET", f"/v1/memories/{kept['memory']}/records/{kept['record']}", kept["key"])
-    if record["content"][0]["text"] != FACT:
-        raise SystemExit(f"smoke: the record came back as {record}")
-    step("the record is still there after the restart", started)
-    recalled(stack, kept["key"], kept["memory"], kept["record"])
-    counted(stack, kept["key"], kept["memory"])
+    with MemoryClient(url, kept["key"], timeout=120) as stack:
+        record = stack.get_record(kept["memory"], kept["record"])
+        parts = record.content if isinstance(record.content, list) else []
+        if not parts or parts[0].text != FACT:
+            raise SystemExit(f"smoke: the record came back as {record}")
+        step("the record is still there after the restart", started)
+        recalled(stack, kept["memory"], kept["record"])
+        counted(stack, kept["memory"])
 
 
 def main() -> int:
@@ -126,11 +106,13 @@ def main() -> int:
     parser.add_argument("--admin-key", default="")
     parser.add_argument("--state", type=Path, required=True)
     args = parser.parse_args()
-    stack = Stack(args.url)
-    if args.phase == "write":
-        write(stack, args.admin_key, args.state)
-    else:
-        verify(stack, args.state)
+    try:
+        if args.phase == "write":
+            write(args.url.rstrip("/"), args.admin_key, args.state)
+        else:
+            verify(args.url.rstrip("/"), args.state)
+    except UhpError as e:
+        raise SystemExit(f"smoke: the service refused: {e}") from e
     return 0
 
 

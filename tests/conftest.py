@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from fastapi.testclient import TestClient
@@ -13,6 +13,7 @@ from pydantic import SecretStr
 
 from devtools.sandbox_service import LocalSandbox
 from provider.api.app import create_app
+from provider.client import MemoryClient
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from tests import s3proxy, sandboxes
@@ -133,26 +134,21 @@ class Admin:
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
 
-    def member(self, member_type: str = "human", *, server: bool = False) -> Member:
-        made = self.client.post(
-            "/v1/admin/members", json={"type": member_type, "name": "t"}, headers=self.headers
-        )
-        assert made.status_code == 200, made.text
-        key = self.client.post(
-            f"/v1/admin/members/{made.json()['id']}/keys", json={"server": server}, headers=self.headers
-        )
-        assert key.status_code == 200, key.text
-        return Member(id=made.json()["id"], key=key.json()["key"], type=member_type)
+    def operator(self) -> MemoryClient:
+        """The typed client with the admin key, over the session's app."""
+        return MemoryClient(http=self.client, key=self.key)
+
+    def member(self, member_type: Literal["human", "agent"] = "human", *, server: bool = False) -> Member:
+        operator = self.operator()
+        made = operator.create_member(member_type, "t")
+        return Member(id=made.id, key=operator.issue_key(made.id, server=server).key, type=member_type)
 
     def group(self, *members: str) -> str:
-        made = self.client.post("/v1/admin/groups", json={"name": "g"}, headers=self.headers)
-        assert made.status_code == 200, made.text
+        operator = self.operator()
+        made = operator.create_group("g")
         for member in members:
-            joined = self.client.put(
-                f"/v1/admin/groups/{made.json()['id']}/members/{member}", headers=self.headers
-            )
-            assert joined.status_code == 200, joined.text
-        return str(made.json()["id"])
+            operator.add_to_group(made.id, member)
+        return made.id
 
 
 @pytest.fixture(scope="session")
@@ -171,8 +167,5 @@ def bob(admin: Admin) -> Member:
 
 
 def make_memory(client: TestClient, who: Member, name: str = "m", **fields: Any) -> dict[str, Any]:
-    """Creates a memory and returns its body, failing the test on anything but 200."""
-    response = client.post("/v1/memories", json={"name": name, **fields}, headers=who.headers)
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
+    """Creates a memory through the typed client and returns its body; a refusal fails the test."""
+    return MemoryClient(http=client, key=who.key).create_memory(name, **fields).wire()

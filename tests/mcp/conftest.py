@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import Literal
 
 import pytest
 import uvicorn
@@ -50,7 +51,9 @@ def served(settings: Settings, embedder: OnnxEmbedder) -> Iterator[str]:
 def agent(served: str, admin: Admin) -> Callable[..., Agent]:
     """A new member (an agent unless told otherwise) calling the served app."""
 
-    def make(member_type: str = "agent", *, member: Member | None = None, **headers: str) -> Agent:
+    def make(
+        member_type: Literal["human", "agent"] = "agent", *, member: Member | None = None, **headers: str
+    ) -> Agent:
         return Agent(served, member or admin.member(member_type), headers)
 
     return make
