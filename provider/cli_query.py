@@ -7,8 +7,8 @@
     python -m provider query --memory hmem_… --named open_deals --param account=acme
 
 The statement runs in the provider's query sandbox, confined to what the key's member may read below
-the memory (docs/QUERIES.md has the sandbox's schema). Only the standard library is used, so the
-command works wherever the package is installed.
+the memory (docs/QUERIES.md has the sandbox's schema). It calls the service through the typed client
+(`provider.client`), as any program of a user's would.
 """
 
 from __future__ import annotations
@@ -17,9 +17,12 @@ import argparse
 import json
 import os
 import sys
-import urllib.error
-import urllib.request
 from typing import Any
+
+import httpx
+
+from provider.client import MemoryClient, UhpError
+from provider.protocol.answers.queries import QueryRecordsOut, QueryRowsOut
 
 CELL = 48
 
@@ -53,28 +56,16 @@ def _params(pairs: list[str]) -> dict[str, Any]:
     return params
 
 
-def _request(args: argparse.Namespace, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    base = f"{args.url.rstrip('/')}/v1/memories/{args.memory}"
-    if args.named:
-        return f"{base}/queries/{args.named}", {"params": params}
-    body: dict[str, Any] = {"language": "cypher", "statement": args.statement, "params": params}
-    if args.depth is not None:
-        body["depth"] = args.depth
-    return f"{base}/query", body
+def connect(url: str, key: str) -> MemoryClient:
+    """The client the command calls the service with (the tests hand it one into the app)."""
+    return MemoryClient(url.rstrip("/"), key, timeout=60)
 
 
-def _post(url: str, body: dict[str, Any], key: str) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(  # noqa: S310 - the scheme is checked by the caller
-        url,
-        data=json.dumps(body).encode(),
-        method="POST",
-        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310
-            return int(response.status), json.loads(response.read().decode())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read().decode() or "{}")
+def _ask(args: argparse.Namespace, key: str, params: dict[str, Any]) -> QueryRowsOut | QueryRecordsOut:
+    with connect(args.url, key) as service:
+        if args.named:
+            return service.run_query(args.memory, args.named, params=params)
+        return service.free_query(args.memory, args.statement, params=params, depth=args.depth)
 
 
 def _cell(value: Any) -> str:
@@ -134,13 +125,12 @@ def main(argv: list[str]) -> int:
         print("query: give a statement, or --named NAME", file=sys.stderr)
         return 2
     try:
-        status, answer = _post(*_request(args, _params(args.param)), key)
-    except (ValueError, OSError) as e:
+        answer = _ask(args, key, _params(args.param)).wire()
+    except UhpError as e:
+        print(f"query: {e.status} {e.code}: {e.message}", file=sys.stderr)
+        return 1
+    except (ValueError, OSError, httpx.HTTPError) as e:
         print(f"query: {e}", file=sys.stderr)
         return 2
-    if status != 200:
-        error = answer.get("error") or {}
-        print(f"query: {status} {error.get('code', '')}: {error.get('message', '')}", file=sys.stderr)
-        return 1
     print(json.dumps(answer, indent=2, ensure_ascii=False) if args.json else render(answer))
     return 0

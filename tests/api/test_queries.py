@@ -29,6 +29,7 @@ from devtools import neo4j_server
 from devtools.sandbox_service import Limits, LocalSandbox
 from provider import cli_query
 from provider.api.app import create_app
+from provider.client import MemoryClient
 from provider.config import Settings
 from provider.embeddings import Embedder
 from provider.sandbox.load import warm_up_projection
@@ -626,13 +627,11 @@ def test_without_a_sandbox_queries_are_unsupported_and_undeclared(
 def test_the_command_line_prints_a_table_and_json(
     world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def post(url: str, body: dict[str, Any], key: str) -> tuple[int, dict[str, Any]]:
-        reply = world.client.post(
-            url.removeprefix("http://uhp.test"), json=body, headers={"Authorization": f"Bearer {key}"}
-        )
-        return reply.status_code, reply.json()
+    def connect(url: str, key: str) -> MemoryClient:
+        assert url == "http://uhp.test"
+        return MemoryClient(http=world.client, key=key)
 
-    monkeypatch.setattr(cli_query, "_post", post)
+    monkeypatch.setattr(cli_query, "connect", connect)
     monkeypatch.setenv("UHP_API_KEY", world.bob.key)
     common = ["--url", "http://uhp.test", "--memory", world.root]
     assert (
