@@ -9,10 +9,13 @@ import argparse
 import json
 import os
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
+
+import httpx
+
+from provider.client import MemoryClient, UhpError
+from provider.protocol.answers.shapes import Answer
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -68,34 +71,9 @@ def _explorer_assets() -> int:
     return 0
 
 
-def _send(method: str, url: str, body: dict[str, Any] | None, key: str) -> tuple[int, str]:
-    """One HTTP call with the admin key: (status, answer text)."""
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(  # noqa: S310 - the scheme is checked by the caller
-        url,
-        data=data,
-        method=method,
-        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-
-def _admin_call(method: str, path: str, body: dict[str, Any] | None) -> int:
-    base = os.environ.get("UHP_URL", "http://127.0.0.1:8080")
-    if not base.startswith(("http://", "https://")):
-        print("admin: UHP_URL must be an http(s) URL", file=sys.stderr)
-        return 2
-    try:
-        status, text = _send(method, base + path, body, os.environ.get("UHP_ADMIN_KEY", ""))
-    except urllib.error.URLError as e:
-        print(f"admin: {base} does not answer: {e.reason}", file=sys.stderr)
-        return 1
-    print(text, file=sys.stdout if status < 400 else sys.stderr)
-    return 0 if status < 400 else 1
+def connect(url: str, key: str) -> MemoryClient:
+    """The client the admin commands call the service with (the tests hand it one into the app)."""
+    return MemoryClient(url.rstrip("/"), key, timeout=30)
 
 
 def _expiry(args: argparse.Namespace) -> dict[str, Any]:
@@ -104,31 +82,48 @@ def _expiry(args: argparse.Namespace) -> dict[str, Any]:
     return {"expires_at": args.expires_at} if args.expires_at is not None else {}
 
 
-def _admin_keys(args: argparse.Namespace) -> int:
+def _admin_keys(operator: MemoryClient, args: argparse.Namespace) -> Answer:
     """`key`, `keys`, `revoke`, `rotate`: a member's keys, by the key's id once issued."""
-    keys = f"/v1/admin/members/{args.member_id}/keys"
     if args.what == "key":
-        return _admin_call("POST", keys, {"server": args.server, **_expiry(args)})
+        return operator.issue_key(args.member_id, server=args.server, **_expiry(args))
     if args.what == "keys":
-        return _admin_call("GET", keys, None)
+        return operator.list_keys(args.member_id)
     if args.what == "revoke":
-        return _admin_call("DELETE", f"{keys}/{args.key_id}", None)
-    body = {"grace_seconds": args.grace, **_expiry(args)}
-    return _admin_call("POST", f"{keys}/{args.key_id}/rotate", body)
+        return operator.revoke_key(args.member_id, args.key_id)
+    return operator.rotate_key(args.member_id, args.key_id, grace_seconds=args.grace, **_expiry(args))
+
+
+def _admin_answer(operator: MemoryClient, args: argparse.Namespace) -> Answer:
+    if args.what == "member":
+        return operator.create_member(args.type, args.name)
+    if args.what in ("key", "keys", "revoke", "rotate"):
+        return _admin_keys(operator, args)
+    if args.what == "group":
+        return operator.create_group(args.name)
+    if args.what == "join":
+        return operator.add_to_group(args.group_id, args.member_id)
+    if args.what == "leave":
+        return operator.remove_from_group(args.group_id, args.member_id)
+    return operator.create_harness(args.name, args.member_id)
 
 
 def _admin(args: argparse.Namespace) -> int:
-    if args.what == "member":
-        return _admin_call("POST", "/v1/admin/members", {"type": args.type, "name": args.name})
-    if args.what in ("key", "keys", "revoke", "rotate"):
-        return _admin_keys(args)
-    if args.what == "group":
-        return _admin_call("POST", "/v1/admin/groups", {"name": args.name})
-    if args.what == "join":
-        return _admin_call("PUT", f"/v1/admin/groups/{args.group_id}/members/{args.member_id}", None)
-    if args.what == "leave":
-        return _admin_call("DELETE", f"/v1/admin/groups/{args.group_id}/members/{args.member_id}", None)
-    return _admin_call("POST", "/v1/admin/harnesses", {"name": args.name, "member_id": args.member_id})
+    """One admin call with UHP_ADMIN_KEY at UHP_URL: the answer's JSON on stdout, a refusal on stderr."""
+    base = os.environ.get("UHP_URL", "http://127.0.0.1:8080")
+    if not base.startswith(("http://", "https://")):
+        print("admin: UHP_URL must be an http(s) URL", file=sys.stderr)
+        return 2
+    try:
+        with connect(base, os.environ.get("UHP_ADMIN_KEY", "")) as operator:
+            answer = _admin_answer(operator, args)
+    except UhpError as e:
+        print(f"admin: {e.status} {e.code}: {e.message}", file=sys.stderr)
+        return 1
+    except httpx.HTTPError as e:
+        print(f"admin: {base} does not answer: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps(answer.wire(), ensure_ascii=False))
+    return 0
 
 
 def _key_parsers(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

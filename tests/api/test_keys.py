@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase
 
 from provider import __main__ as command_line
+from provider.client import MemoryClient
 from provider.protocol.answers.admin import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, RotatedKeyOut
 from tests.conftest import Admin, Member
 from tests.neo4j_target import Neo4jTarget
@@ -326,11 +327,11 @@ def test_the_command_line_lists_revokes_and_rotates(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    def send(method: str, url: str, body: dict[str, Any] | None, key: str) -> tuple[int, str]:
-        reply = client.request(method, url.removeprefix("http://uhp.test"), json=body, headers=bearer(key))
-        return reply.status_code, reply.text
+    def connect(url: str, key: str) -> MemoryClient:
+        assert url == "http://uhp.test"
+        return MemoryClient(http=client, key=key)
 
-    monkeypatch.setattr(command_line, "_send", send)
+    monkeypatch.setattr(command_line, "connect", connect)
     monkeypatch.setenv("UHP_URL", "http://uhp.test")
     monkeypatch.setenv("UHP_ADMIN_KEY", admin.key)
     (first,) = listed(client, admin, alice.id)
