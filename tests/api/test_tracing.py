@@ -1,7 +1,8 @@
 """Traces: a span per request with the embedding and each named statement under it, and nothing said.
 
-The SDK's in-memory exporter stands in for a collector (tests/integration/test_otlp_collector.py
-sends to a real one). Spans are exported as each ends, so a test reads them as soon as it is answered.
+The SDK's in-memory exporter stands in for a collector, and a small OTLP/HTTP sink checks what the
+variables send (tests/integration/test_otlp_collector.py sends to a real collector). Spans are
+exported as each ends, so a test reads them as soon as it is answered.
 """
 
 from __future__ import annotations
@@ -9,10 +10,14 @@ from __future__ import annotations
 import io
 import json
 import secrets
+import threading
 from collections.abc import Iterator, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import pytest
 from fastapi.testclient import TestClient
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
@@ -152,3 +157,42 @@ def test_a_tool_span_names_only_tools_the_catalogue_knows() -> None:
         {"mcp.method.name": "tools/call", "gen_ai.tool.name": "memory_recall"},
     )
     assert tool_span("secret-" + secrets.token_hex(4))[0] == "tools/call unknown"
+
+
+class OtlpSink(BaseHTTPRequestHandler):
+    """Decodes each OTLP/HTTP export (protobuf) as a collector would, keeping span names and resource."""
+
+    received: ClassVar[list[tuple[str, dict[str, str]]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        export = ExportTraceServiceRequest.FromString(body)
+        for resource_spans in export.resource_spans:
+            resource = {a.key: a.value.string_value for a in resource_spans.resource.attributes}
+            for scope in resource_spans.scope_spans:
+                self.received.extend((span.name, resource) for span in scope.spans)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_the_otlp_variables_send_spans_over_http(
+    client: TestClient, alice: Member, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), OtlpSink)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    OtlpSink.received.clear()
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "uhp-trace-test")
+    try:
+        assert tracing.configure({"OTEL_TRACES_EXPORTER": "otlp"})
+        assert client.get("/v1/memories", headers=alice.headers).status_code == 200
+    finally:
+        tracing.shutdown()  # sends what is batched
+        server.shutdown()
+    names = {name for name, _ in OtlpSink.received}
+    assert {"GET /v1/memories", "neo4j api_key_resolve"} <= names, names
+    assert all(resource["service.name"] == "uhp-trace-test" for _, resource in OtlpSink.received)
