@@ -196,3 +196,18 @@ def test_the_otlp_variables_send_spans_over_http(
     names = {name for name, _ in OtlpSink.received}
     assert {"GET /v1/memories", "neo4j api_key_resolve"} <= names, names
     assert all(resource["service.name"] == "uhp-trace-test" for _, resource in OtlpSink.received)
+
+
+def test_a_free_query_shows_its_sandbox_calls_without_the_statement(
+    client: TestClient, alice: Member, spans: InMemorySpanExporter
+) -> None:
+    memory = make_memory(client, alice)
+    marker = "q" + secrets.token_hex(6)
+    free = {"statement": f"MATCH (r:Record) WHERE r.id <> '{marker}' RETURN count(r) AS n"}
+    answer = client.post(f"/v1/memories/{memory['id']}/query", json=free, headers=alice.headers)
+    assert answer.status_code == 200
+    below = trace_of(spans, request_span(spans, answer.headers["x-request-id"]))
+    runs = [s for s in below if s.name == "sandbox POST /scopes/{key}/run"]
+    assert len(runs) == 1 and runs[0].attributes is not None
+    assert runs[0].attributes["http.response.status_code"] == 200
+    assert marker not in attribute_text(spans.get_finished_spans())
