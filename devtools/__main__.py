@@ -1,4 +1,4 @@
-"""`python -m devtools neo4j …` (a local Neo4j) and `python -m devtools sandbox` (the query sandbox)."""
+"""`python -m devtools neo4j …` (a local Neo4j), `sandbox` (the query sandbox), `otelcol` (a collector)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,12 @@ def main(argv: list[str] | None = None) -> int:
         from devtools import sandbox_service
 
         return sandbox_service.main(argv[1:])
-    print("usage: python -m devtools neo4j {start,status,stop,fetch} … | sandbox [--stdin]", file=sys.stderr)
+    if argv[:1] == ["otelcol"]:
+        from devtools import otelcol
+
+        return otelcol.main(argv[1:])
+    usage = "usage: python -m devtools neo4j {start,status,stop,fetch} … | sandbox [--stdin] | otelcol"
+    print(usage, file=sys.stderr)
     return 2
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from provider import metrics
+from provider import metrics, tracing
 from provider.config import Settings
 from provider.onnx_bert import GRAPH_VERSION, BertShape
 from provider.onnx_bert import build as build_graph
@@ -87,7 +87,8 @@ class SentenceTransformerEmbedder:
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Encodes on a worker thread so the event loop keeps serving."""
-        return await asyncio.to_thread(self.embed_sync, texts)
+        with tracing.embedding(self.model_name, len(texts)):
+            return await asyncio.to_thread(self.embed_sync, texts)
 
 
 class OnnxEmbedder:
@@ -190,8 +191,9 @@ class OnnxEmbedder:
         return rows
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """On a worker thread, so the event loop keeps serving."""
-        return await asyncio.to_thread(self.embed_sync, texts)
+        """On a worker thread, so the event loop keeps serving (the span counts the wait for one)."""
+        with tracing.embedding(self.model_name, len(texts)):
+            return await asyncio.to_thread(self.embed_sync, texts)
 
 
 def model_tokenizer(source: Path, *, max_length: int | None) -> Any:

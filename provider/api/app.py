@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from fastapi import FastAPI
+from fastapi.telemetry import TelemetryConfig
 
-from provider import __version__
+from provider import __version__, tracing
 from provider import blobs as blob_stores
 from provider.api import errors, explorer, middleware
 from provider.api.deps import Services
@@ -209,11 +210,28 @@ def _lifecycle(
     return _Lifecycle(observe, jobs, merger, consolidation)
 
 
+@contextlib.contextmanager
+def traces_from_environment() -> Iterator[None]:
+    """Tracing on for the app's life when OTEL_* variables ask (provider/tracing.py); flushed at the end."""
+    started = tracing.configure()
+    try:
+        yield
+    finally:
+        if started:
+            tracing.shutdown()
+
+
 def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
     """An app whose lifespan connects to Neo4j, applies the schema and loads the model."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        with traces_from_environment():
+            async with serving(app):
+                yield
+
+    @asynccontextmanager
+    async def serving(app: FastAPI) -> AsyncIterator[None]:
         model = embedder or configured_embedder(settings)
         if isinstance(model, SentenceTransformerEmbedder | OnnxEmbedder):
             await asyncio.to_thread(model.load)
@@ -239,7 +257,9 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
             await services.queries.close()
             await store.close()
 
-    app = FastAPI(title="uhp-memory", version=__version__, lifespan=lifespan)
+    # FastAPI's own telemetry stays off whatever global provider is set: it would record url.query.
+    quiet: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False}
+    app = FastAPI(title="uhp-memory", version=__version__, lifespan=lifespan, telemetry=quiet)
     middleware.install(app, settings)
     errors.install(app)
     for module in MOUNTED:

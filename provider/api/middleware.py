@@ -72,6 +72,9 @@ def install(app: FastAPI, settings: Settings) -> None:
         # First: a request in a protocol version this server does not speak is refused before anything
         # else reads it.
         (ProtocolVersion, {}),
+        # A span per request past that (when tracing is on), current for every layer below, so the
+        # request's log line and every statement, embedding and sandbox call are the request's.
+        (observability.Traced, {}),
         # Counts and times every request past that, and gives it the request id its log lines carry.
         (observability.Observed, {}),
         # Who calls: every layer below knows the caller, or the request was answered 401.

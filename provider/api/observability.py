@@ -15,9 +15,10 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from provider import metrics
+from provider import metrics, tracing
 
 log = logging.getLogger("provider.http")
 REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
@@ -25,11 +26,13 @@ UNROUTED = "unrouted"  # a refusal at the edge (401, 413, a version) or a path n
 
 
 class RequestIdFilter(logging.Filter):
-    """Puts the current request's id on every log record made while answering it."""
+    """Puts the current request's id, and the current trace's ids, on every log record made meanwhile."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "request_id"):
             record.request_id = REQUEST_ID.get()
+        if not hasattr(record, "trace_id"):
+            record.trace_id, record.span_id = tracing.trace_ids()
         return True
 
 
@@ -80,6 +83,49 @@ class Observed:
             REQUEST_ID.reset(token)
 
 
+class Traced:
+    """A span per HTTP request, named by method and route template; off, it costs one check.
+
+    Inside the version check (the request id is known), outside `Observed`, so the request's own log
+    line carries the trace id. A caller's W3C `traceparent` is continued. Attributes name the method,
+    route template and status, never the path, query string or a header's value.
+    """
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not tracing.enabled():
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        parent = tracing.incoming(headers.get("traceparent"), headers.get("tracestate"))
+        method = scope["method"]
+        attributes = {
+            "http.request.method": method,
+            "url.scheme": scope.get("scheme", "http"),
+            "uhp.request_id": scope.get("state", {}).get("request_id") or "",
+        }
+        status = 500
+
+        async def observed(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        with tracing.span(method, attributes, kind=tracing.SERVER, parent=parent) as span:
+            try:
+                await self.app(scope, receive, observed)
+            finally:
+                route = route_template(scope)
+                span.set_attributes({"http.route": route, "http.response.status_code": status})
+                span.update_name(method if route == UNROUTED else f"{method} {route}")
+                if status >= 500:
+                    span.set_attributes({"error.type": str(status)})
+                    span.set_status(tracing.ERROR)
+
+
 def install_metrics(app: FastAPI, enabled: bool) -> None:
     """When metrics are on, `GET /metrics` (no key: counts, never data)."""
     if not enabled:
@@ -91,7 +137,10 @@ def install_metrics(app: FastAPI, enabled: bool) -> None:
 
 
 def configure_logging(log_format: str, level: str) -> None:
-    """One handler on the root logger: JSON lines (default) or text, each with the request id."""
+    """One handler on the root logger: JSON lines (default) or text, each with the request id.
+
+    JSON lines carry `trace_id` and `span_id` too (null outside a span, and always while tracing is off).
+    """
     from pythonjsonlogger.json import JsonFormatter
 
     handler = logging.StreamHandler()
@@ -99,7 +148,7 @@ def configure_logging(log_format: str, level: str) -> None:
     if log_format == "json":
         handler.setFormatter(
             JsonFormatter(
-                "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
+                "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s %(trace_id)s %(span_id)s",
                 rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
                 timestamp=False,
             )

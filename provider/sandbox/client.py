@@ -18,6 +18,7 @@ from typing import Any, cast
 
 import httpx2
 
+from provider import tracing
 from provider.errors import MemoryInvalidError, UnavailableError
 from provider.sandbox.failures import sandbox_error
 
@@ -67,6 +68,14 @@ class SandboxClient:
 
     async def close(self) -> None:
         await self._http.aclose()
+
+    def _span(self, method: str, path: str) -> tuple[str, dict[str, str | int]]:
+        """A call's span name and attributes: the verb and path template, never a key or a statement."""
+        template, url = _template(path), self._http.base_url
+        attributes: dict[str, str | int] = {"http.request.method": method, "url.template": template}
+        if url.host:
+            attributes.update({"server.address": url.host, "server.port": url.port or 80})
+        return f"sandbox {method} {template}", attributes
 
     async def health(self, timeout: float = 10.0) -> dict[str, Any]:
         return await self._call("GET", "/health", timeout=timeout)
@@ -142,13 +151,15 @@ class SandboxClient:
         content: AsyncIterator[bytes] | None = None,
         timeout: float,
     ) -> dict[str, Any]:
-        try:
-            if content is not None:
-                response = await self._http.request(method, path, content=content, timeout=timeout)
-            else:
-                response = await self._http.request(method, path, json=body, timeout=timeout)
-        except httpx2.HTTPError as e:
-            raise UnavailableError("The query sandbox cannot be reached right now.") from e
+        with tracing.span(*self._span(method, path), kind=tracing.CLIENT) as span:
+            try:
+                if content is not None:
+                    response = await self._http.request(method, path, content=content, timeout=timeout)
+                else:
+                    response = await self._http.request(method, path, json=body, timeout=timeout)
+            except httpx2.HTTPError as e:
+                raise UnavailableError("The query sandbox cannot be reached right now.") from e
+            span.set_attribute("http.response.status_code", response.status_code)
         if response.status_code == 404:
             raise ScopeGoneError(path)
         answer = await _parsed(response.content)
@@ -160,6 +171,14 @@ class SandboxClient:
                 )
             raise UnavailableError("The query sandbox failed.", detail={"cause": "sandbox"})
         return answer
+
+
+def _template(path: str) -> str:
+    """The path with the scope's key left out: `/scopes/{key}/run`."""
+    parts = path.split("/")
+    if len(parts) > 2 and parts[1] == "scopes":
+        parts[2] = "{key}"
+    return "/".join(parts)
 
 
 async def _load_body(schema: list[str], steps: list[Step]) -> AsyncIterator[bytes]:

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import neo4j
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, Bookmarks
@@ -28,7 +29,7 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
-from provider import causality, metrics
+from provider import causality, metrics, tracing
 from provider.config import Settings
 from provider.errors import InvalidInputError, InvalidRequestError, UnavailableError
 from provider.store.catalogue import statement
@@ -127,6 +128,12 @@ class Patience:
 PATIENT = Patience()
 
 
+def server_of(uri: str) -> tuple[str, int] | None:
+    """The host and port a bolt or neo4j URI names (7687 when it names none), for spans."""
+    parts = urlsplit(uri)
+    return None if parts.hostname is None else (parts.hostname, parts.port or 7687)
+
+
 class ConflictingWriteError(UnavailableError):
     """A write broke a uniqueness constraint, so another one got there first; the store may run it again."""
 
@@ -211,9 +218,14 @@ class Neo4jStore:
         bulk_timeout_ms: int | None = None,
         patience: Patience = PATIENT,
         causal: bool = False,
+        server: tuple[str, int] | None = None,
     ):
         self.driver = driver
         self.database = database
+        # What every statement's span says of where it ran: never a statement's text or parameters.
+        self.span_attributes: dict[str, str | int] = {"db.system.name": "neo4j", "db.namespace": database}
+        if server is not None:
+            self.span_attributes.update({"server.address": server[0], "server.port": server[1]})
         self.timeout_ms = timeout_ms
         self.bulk_timeout_ms = bulk_timeout_ms if bulk_timeout_ms is not None else timeout_ms
         self.patience = patience
@@ -254,6 +266,7 @@ class Neo4jStore:
             bulk_timeout_ms=bulk_timeout_ms,
             patience=patience,
             causal=True,
+            server=server_of(uri),
         )
 
     @classmethod
@@ -302,7 +315,10 @@ class Neo4jStore:
         async def work(tx: AsyncManagedTransaction) -> list[list[Any]]:
             return [record.values() async for record in await tx.run(query, params)]
 
-        with metrics.timed(metrics.NEO4J_SECONDS, statement=statement_name, access="read"):
+        with (
+            tracing.statement(statement_name, self.span_attributes, write=False),
+            metrics.timed(metrics.NEO4J_SECONDS, statement=statement_name, access="read"),
+        ):
             async with self._session() as session:
                 return await session.execute_read(work)
 
@@ -310,8 +326,9 @@ class Neo4jStore:
         """Runs several named statements in one write transaction, all or nothing."""
         bounds = [self.timeout_s(name) for name, _ in steps]
         timeout = None if None in bounds else max((b for b in bounds if b is not None), default=None)
+        names = ",".join(n for n, _ in steps)
 
-        @neo4j.unit_of_work(timeout=timeout, metadata={"statement": ",".join(n for n, _ in steps)})
+        @neo4j.unit_of_work(timeout=timeout, metadata={"statement": names})
         async def work(tx: AsyncManagedTransaction) -> list[list[Row]]:
             results = []
             for name, params in steps:
@@ -319,8 +336,10 @@ class Neo4jStore:
                 results.append([record.data() for record in await result.fetch(1_000_000)])
             return results
 
-        async with self._session() as session:
-            return await session.execute_write(work)
+        batch = {**self.span_attributes, "db.operation.batch.size": len(steps)}
+        with tracing.statement(names, batch, write=True):
+            async with self._session() as session:
+                return await session.execute_write(work)
 
     async def _run(
         self, name: str, params: Mapping[str, Any], *, write: bool, patience: Patience | None = None
@@ -332,7 +351,10 @@ class Neo4jStore:
             result = await tx.run(query, dict(params))
             return [record.data() async for record in result]
 
-        with metrics.timed(metrics.NEO4J_SECONDS, statement=name, access="write" if write else "read"):
+        with (
+            tracing.statement(name, self.span_attributes, write=write),
+            metrics.timed(metrics.NEO4J_SECONDS, statement=name, access="write" if write else "read"),
+        ):
             try:
                 async with self._session(patience) as session:
                     if write:

@@ -56,8 +56,19 @@ def _env(service: dict[str, Any]) -> dict[str, str]:
 
 
 def test_provider_environment_is_read_by_settings(compose: dict[str, Any]) -> None:
-    given = set(_env(compose["services"]["provider"]))
+    given = {n for n in _env(compose["services"]["provider"]) if not n.startswith("OTEL_")}
     assert {n.upper() for n in given} <= _settings_env_names()
+
+
+def test_traces_are_off_unless_asked_and_the_collector_is_a_profile(compose: dict[str, Any]) -> None:
+    env = _env(compose["services"]["provider"])
+    assert env["OTEL_TRACES_EXPORTER"] == "${OTEL_TRACES_EXPORTER:-none}"
+    assert env["OTEL_EXPORTER_OTLP_ENDPOINT"] == "${OTEL_EXPORTER_OTLP_ENDPOINT:-http://collector:4318}"
+    collector = compose["services"]["collector"]
+    assert collector["profiles"] == ["tracing"]
+    assert "collector" not in compose["services"]["provider"].get("depends_on", {})
+    config = yaml.safe_load((ROOT / "deploy" / "otelcol" / "config.yaml").read_text())
+    assert config["receivers"]["otlp"]["protocols"]["http"]["endpoint"].endswith(":4318")
 
 
 def test_dockerfile_environment_for_settings_is_read_by_settings() -> None:

@@ -19,7 +19,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from provider import __version__
+from provider import __version__, tracing
 from provider.api.deps import Services
 from provider.api.mcp import catalog
 from provider.api.mcp.calls import prepared, serves
@@ -47,6 +47,12 @@ def refusal(error: ProviderError) -> str:
     param = ARGUMENT_NAMES.get(error.param or "", error.param)
     named = f" (argument {param})" if param and not message.startswith(param) else ""
     return f"{error.code}: {message}{named}"
+
+
+def tool_span(name: str) -> tuple[str, dict[str, str]]:
+    """A tool call's span name and attributes: a name the catalogue does not know is not repeated."""
+    known = name if name in catalog.BY_NAME else "unknown"
+    return f"tools/call {known}", {"mcp.method.name": "tools/call", "gen_ai.tool.name": known}
 
 
 def _refused(text: str) -> types.CallToolResult:
@@ -91,18 +97,21 @@ class MemoryTools:
         """One call: checked arguments, the route's service call, a fenced answer; never an exception."""
         services = self.services_of()
         settings = services.settings
-        with use_limits(settings.limits()):
+        with tracing.span(*tool_span(params.name)) as span, use_limits(settings.limits()):
             try:
                 handler, call, what = prepared(services, self._caller(ctx), params.name, params.arguments)
                 answer = await handler(call)
             except ProviderError as e:
+                span.set_attribute("error.type", e.code)
                 return _refused(refusal(e))
             except MCPError as e:
+                span.set_attribute("error.type", "authentication_error")
                 return _refused(f"authentication_error: {e.error.message}")
-            except Exception:
+            except Exception as e:
+                span.set_attribute("error.type", type(e).__qualname__)
                 log.exception("tool %s failed", params.name)
                 return _refused(FAILED)
-        text = await fenced_off_loop(answer, cap=settings.mcp_max_result_chars, what=what)
+            text = await fenced_off_loop(answer, cap=settings.mcp_max_result_chars, what=what)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     async def instructions(self, ctx: Context, call_next: CallNext) -> HandlerResult:

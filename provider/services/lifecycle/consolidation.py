@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from provider import ids
+from provider import ids, tracing
 from provider.embeddings import Embedder
 from provider.errors import (
     ConflictError,
@@ -136,11 +136,12 @@ class ConsolidationService:
         """Runs the rules now, within the budget (unit: records examined); None: the default budget."""
         await self.tree.require(caller, memory_id, "write")
         budget = budget_limit or self.default_budget
-        run, (after, after_id) = await self._open(memory_id, "request", budget, None)
-        try:
-            return await self._run_rules(caller, run, budget, after, after_id)
-        finally:
-            await run.release()
+        with tracing.span("consolidation run", {"uhp.consolidation.trigger": "request"}):
+            run, (after, after_id) = await self._open(memory_id, "request", budget, None)
+            try:
+                return await self._run_rules(caller, run, budget, after, after_id)
+            finally:
+                await run.release()
 
     async def _run_rules(
         self, caller: Caller, run: Run, budget: int, after: int, after_id: str
@@ -196,15 +197,16 @@ class ConsolidationService:
 
         Its changes are then listed and reverted as any run's; it closes completed, or failed on an error.
         """
-        run, _ = await self._open(memory_id, trigger, 0, revert_of)
-        try:
-            yield run
-        except BaseException as e:
-            await self._close(run, "failed", error=type(e).__name__)
-            raise
-        finally:
-            await run.release()
-        await self._close(run, "completed")
+        with tracing.span("consolidation run", {"uhp.consolidation.trigger": trigger}):
+            run, _ = await self._open(memory_id, trigger, 0, revert_of)
+            try:
+                yield run
+            except BaseException as e:
+                await self._close(run, "failed", error=type(e).__name__)
+                raise
+            finally:
+                await run.release()
+            await self._close(run, "completed")
 
     async def _hold(self, run_id: str) -> None:
         """Renews the run's lease a third of a lease apart until it is released or no longer running."""

@@ -14,7 +14,7 @@ import logging
 import uuid
 from typing import Any
 
-from provider import ids, metrics
+from provider import ids, metrics, tracing
 from provider.errors import JobNotFoundError, ProviderError
 from provider.models import Caller, JobState, ReadRecord, RecordDraft
 from provider.services.lifecycle.observe import ObserveService
@@ -128,7 +128,14 @@ class ObserveJobs:
             self.slots.release()
 
     async def run(self, job_id: str) -> None:
-        """Runs a job this process holds, or one whose runner died; nothing when another holds it."""
+        """Runs a job this process holds, or one whose runner died; nothing when another holds it.
+
+        Its span starts a trace of its own, linked to the request's: the job outlives the request.
+        """
+        with tracing.span("observe job", {"uhp.job.id": job_id}, root=True):
+            await self._run(job_id)
+
+    async def _run(self, job_id: str) -> None:
         now = ids.now_ms()
         row = await self.jobs.claim(job_id, self.owner, now, now + self.lease_ms)
         if row is None:
