@@ -123,6 +123,7 @@ class LocalSandbox:
         self.process, port = self._launch(0)
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
+        self.last_failure = ""  # why the latest restart attempt failed, for a test or an operator to read
         self._supervisor = threading.Thread(target=self._supervise, name="sandbox-supervisor", daemon=True)
         self._supervisor.start()
 
@@ -143,8 +144,9 @@ class LocalSandbox:
             while not self._stopping.is_set():
                 try:
                     self.process, _ = self._launch(self.port)
-                except SandboxServiceError:
-                    self._stopping.wait(RETRY_SECONDS)  # the port may still be held for a moment
+                except (SandboxServiceError, OSError) as e:  # the port may still be held for a moment
+                    self.last_failure = str(e)
+                    self._stopping.wait(RETRY_SECONDS)
                     continue
                 self.restarts += 1
                 break
