@@ -76,8 +76,7 @@ class Sandbox:
                 self.key, text, params, timeout_ms=timeout_ms, row_cap=row_cap, answer_bytes=answer_bytes
             )
         if result.timed_out:
-            # The service may have dropped the scope (a statement it could not stop): ask next time.
-            self.pool.known.discard(self.key)
+            self.pool.doubt(self.key)
         return result
 
 
@@ -91,6 +90,10 @@ class SandboxPool:
         self._client: SandboxClient | None = None
         self._warming: asyncio.Task[None] | None = None
         self.failing: str | None = None  # set while the service cannot be reached
+
+    def doubt(self, key: str) -> None:
+        """The service may have dropped this scope (a statement it could not stop): ask next time."""
+        self.known.discard(key)
 
     async def client(self) -> SandboxClient:
         """The client (made on first use: building it does no I/O)."""
