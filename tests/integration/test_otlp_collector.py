@@ -1,8 +1,8 @@
 """Spans reach a real OpenTelemetry Collector over OTLP/HTTP, as a deployment sends them.
 
-The collector is built from the Go module proxy by `python -m devtools otelcol` (minutes, once, into
-the cache); without it this test is skipped and says how to build it. It receives on a free port and
-prints each span (the debug exporter), which the test reads.
+The collector is built from the Go module proxy by `python -m devtools otelcol` (about a minute,
+once, into the cache; `scripts/test` does it before pytest, and the test builds it if it is missing).
+It receives on a free port and prints each span (the debug exporter), which the test reads.
 """
 
 from __future__ import annotations
@@ -56,9 +56,7 @@ def wait_for(condition: Callable[[], bool], what: str, within_s: float = 60.0) -
 
 @pytest.fixture
 def collector(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    binary = otelcol.binary()
-    if not binary.exists():
-        pytest.skip(f"no collector at {binary}: build it with `python -m devtools otelcol`")
+    binary = otelcol.build()  # once into the cache (scripts/test builds it before pytest); never skipped
     port = free_port()
     config, log = tmp_path / "config.yaml", tmp_path / "collector.log"
     config.write_text(CONFIG.format(port=port))
