@@ -457,3 +457,13 @@ class Harness:
     name: str
     member_id: str
     principal: str
+
+
+@dataclass(frozen=True)
+class RestoredRecord:
+    """A record from an archive, ready to write: every version with its words and their vector."""
+
+    versions: list[RecordVersion]
+    words: list[str]
+    vectors: list[list[float] | None]
+    created_at: int
