@@ -179,6 +179,15 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("--memory", required=True)
     again.add_argument("--as", dest="principal", required=True)
     again.add_argument("--rebuild-index", action="store_true", help="drop and rebuild the vector index first")
+    export = commands.add_parser("export", help="a memory's readable subtree as a tar archive")
+    export.add_argument("memory")
+    export.add_argument("--out", type=Path, help="the archive's file (default: stdout)")
+    export.add_argument("--as", dest="principal", required=True, help="member:<id> who may read the memory")
+    restore = commands.add_parser("restore", help="write an exported archive below a memory (resumable)")
+    restore.add_argument("archive", type=Path)
+    restore.add_argument("--under", required=True, help="the memory to restore below")
+    restore.add_argument("--as", dest="principal", required=True, help="member:<id> with create and write")
+    restore.add_argument("--grants", action="store_true", help="restore the archive's explicit grants too")
     harness = what.add_parser("harness")
     harness.add_argument("--name", required=True)
     harness.add_argument("member_id")
@@ -207,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         return _explorer_assets()
     if args.command == "prepare":
         return _prepare()
-    if args.command in ("import", "reembed"):
+    if args.command in ("import", "reembed", "export", "restore"):
         return _in_process(args)
     return _admin(args)
 
@@ -224,6 +233,10 @@ def _in_process(args: argparse.Namespace) -> int:
         return cli.import_records(
             settings, args.memory, args.principal, args.file, resume=args.resume, batch_size=args.batch
         )
+    if args.command == "export":
+        return cli.export_tree(settings, args.memory, args.principal, args.out)
+    if args.command == "restore":
+        return cli.restore_archive(settings, args.archive, args.under, args.principal, grants=args.grants)
     return cli.reembed(settings, args.memory, args.principal, rebuild_index=args.rebuild_index)
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from provider.api.app import build_services
 from provider.cli_import import BulkImporter
@@ -14,7 +16,9 @@ from provider.config import Settings
 from provider.embeddings import Embedder, configured_embedder
 from provider.errors import MemberNotFoundError, ProviderError
 from provider.models import Caller
+from provider.protocol.answers.archive import RestoredOut
 from provider.protocol.wire import use_limits
+from provider.services.archive.format import Counts
 from provider.services.records.reembed import Reembedder
 from provider.store.driver import Neo4jStore
 from provider.store.schema import apply_schema, rebuild_vector_index
@@ -80,6 +84,64 @@ def reembed(settings: Settings, memory_id: str, principal: str, *, rebuild_index
         caller = await _caller(services, principal)
         done = await Reembedder(services.tree, services.records.records, embedder).run(caller, memory_id)
         print(json.dumps({"reembedded": done}))
+        return 0
+
+    return asyncio.run(_with_services(settings, work))
+
+
+def _progress(verb: str) -> Callable[[Counts], None]:
+    """A progress line on stderr, at most twice a second, so a long run shows it is moving."""
+    started = time.monotonic()
+    shown = [0.0]
+
+    def show(counts: Counts) -> None:
+        now = time.monotonic()
+        if now - shown[0] < 0.5:
+            return
+        shown[0] = now
+        rate = counts.records / (now - started) if now > started else 0.0
+        sys.stderr.write(
+            f"\r{verb}: {counts.memories} memories, {counts.records} records ({counts.versions} versions), "
+            f"{counts.files} files, {counts.file_bytes} bytes, {rate:,.0f} records/s"
+        )
+        sys.stderr.flush()
+
+    return show
+
+
+def export_tree(settings: Settings, memory_id: str, principal: str, out: Path | None) -> int:
+    """`python -m provider export`: the readable subtree as a tar, to a file or stdout."""
+
+    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
+        caller = await _caller(services, principal)
+        show = _progress("export")
+        plan = await services.export.plan(caller, memory_id, progress=show)
+        target: BinaryIO = out.open("wb") if out is not None else sys.stdout.buffer
+        try:
+            async for piece in plan.stream():
+                target.write(piece)
+        finally:
+            if out is not None:
+                target.close()
+        show_final = plan.counts
+        sys.stderr.write("\n")
+        print(json.dumps({"counts": vars(show_final), "withheld": plan.withheld}), file=sys.stderr)
+        return 0
+
+    return asyncio.run(_with_services(settings, work))
+
+
+def restore_archive(settings: Settings, path: Path, memory_id: str, principal: str, *, grants: bool) -> int:
+    """`python -m provider restore`: an archive written below a memory; run it again to resume."""
+
+    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
+        await apply_schema(store, embedder.dimension)
+        caller = await _caller(services, principal)
+        summary = await services.restore.restore(
+            caller, memory_id, path, grants=grants, progress=_progress("restore")
+        )
+        sys.stderr.write("\n")
+        print(json.dumps(RestoredOut.from_domain(summary).wire()))
         return 0
 
     return asyncio.run(_with_services(settings, work))

@@ -183,6 +183,9 @@ class Settings(BaseSettings):
     """The largest request body; past it 413 `uhp_memory.body_too_large`, before the body is read."""
     max_upload_bytes: PositiveInt = 64 * 1024 * 1024
     """The largest `POST /v1/files` body (the whole multipart request); past it 413 `file_too_large`."""
+    max_restore_bytes: PositiveInt = 1024 * 1024 * 1024
+    """The largest `POST /v1/memories/{id}/restore` body (an archive, spooled to a temporary file
+    before it is read); past it 413 `uhp_memory.body_too_large`. The CLI's restore has no such bound."""
     statement_timeout_ms: PositiveInt = 10_000
     """The transaction timeout of every statement on the main database; a statement stopped at it is
     503 `memory_unavailable` ("took too long")."""
@@ -257,6 +260,13 @@ class Settings(BaseSettings):
             filter_terms=self.max_filter_terms,
             schema_bytes=self.max_schema_bytes,
         )
+
+    # Export and restore of a subtree (docs/EXPORT.md): what one step holds in memory.
+    export_page_records: PositiveInt = 500
+    """Records an export reads per statement and writes per archive member (with every version); an
+    export holds about one page at a time."""
+    restore_batch_records: PositiveInt = 256
+    """Records a restore compares, embeds and writes per transaction."""
 
     # Leases on multi-step writes (docs/OPERATIONS.md "What survives what"): a key or a run whose owner stops
     # renewing for this long is taken over; the sweeper clears what dead processes left.

@@ -21,6 +21,7 @@ ProviderError
 │   └── ResponseNotFoundError  response_not_found
 ├── QuotaExhaustedError        quota_exhausted (rate_limit_error: a principal's file quota is full)
 ├── ConflictError              memory_busy
+│   └── RestoreClashError      uhp_memory.restore_clash
 └── UnavailableError           memory_unavailable
 """
 
@@ -184,6 +185,20 @@ class ConflictError(ProviderError):
 
     code = "memory_busy"
     kind = "invalid_request_error"
+
+
+class RestoreClashError(ConflictError):
+    """A restore found an id in use by something else: it writes nothing over it."""
+
+    code = "uhp_memory.restore_clash"
+
+    def __init__(self, kind: str, existing_id: str):
+        super().__init__(
+            f"The archive's {kind} {existing_id} exists here with different content; nothing was "
+            "written over it.",
+            param="archive",
+            detail={"kind": kind, "id": existing_id},
+        )
 
 
 class UnavailableError(ProviderError):

@@ -500,3 +500,13 @@ class FreeQuery:
     depth: int | None = None
     language: str = LANGUAGE
     write: bool = False
+
+
+@dataclass(frozen=True)
+class RestoredRecord:
+    """A record from an archive, ready to write: every version with its words and their vector."""
+
+    versions: list[RecordVersion]
+    words: list[str]
+    vectors: list[list[float] | None]
+    created_at: int

@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.telemetry import TelemetryConfig
@@ -26,6 +27,8 @@ from provider.embeddings import (
     SentenceTransformerEmbedder,
     configured_embedder,
 )
+from provider.services.archive.export import ExportService
+from provider.services.archive.restore import RestoreService
 from provider.services.lifecycle.consolidation import ConsolidationService
 from provider.services.lifecycle.jobs import ObserveJobs
 from provider.services.lifecycle.merge import EntityMerger
@@ -48,6 +51,7 @@ from provider.services.tree.grants import GrantService
 from provider.services.tree.harnesses import HarnessService
 from provider.services.tree.identity import IdentityService
 from provider.services.tree.memories import TreeService
+from provider.store.archive import Neo4jArchiveStore
 from provider.store.consolidations import Neo4jConsolidationStore
 from provider.store.driver import Neo4jStore
 from provider.store.entities import Neo4jEntityStore
@@ -118,7 +122,18 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
             interval_seconds=settings.sweep_seconds,
         ),
         queries=QueryService.from_settings(settings, tree, store, references),
+        **_archive(settings, store, tree, blobs, embedder),
     )
+
+
+def _archive(
+    settings: Settings, store: Neo4jStore, tree: TreeService, blobs: BlobStore, embedder: Embedder
+) -> dict[str, Any]:
+    archive = Neo4jArchiveStore(store)
+    return {
+        "export": ExportService(tree, archive, blobs, page=settings.export_page_records),
+        "restore": RestoreService(tree, archive, blobs, embedder, batch=settings.restore_batch_records),
+    }
 
 
 def _files(settings: Settings, store: Neo4jStore, blobs: BlobStore) -> FileService:

@@ -12,6 +12,8 @@ from provider.config import Settings
 from provider.embeddings import Embedder
 from provider.errors import AuthenticationError
 from provider.models import Caller
+from provider.services.archive.export import ExportService
+from provider.services.archive.restore import RestoreService
 from provider.services.capabilities import Capable
 from provider.services.lifecycle.consolidation import ConsolidationService
 from provider.services.lifecycle.jobs import ObserveJobs
@@ -63,6 +65,8 @@ class Services:
     consolidation: ConsolidationService
     queries: QueryService
     sweeper: Sweeper
+    export: ExportService
+    restore: RestoreService
     schema_applied: bool = False
 
     def capable(self) -> list[Capable]:

@@ -6,6 +6,7 @@ can make the server read nothing; the body cap runs before any middleware or rou
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from fastapi import Request
@@ -21,6 +22,7 @@ from provider.services.tree.identity import AdminCaller, IdentityService
 
 PUBLIC = frozenset({("GET", "/v1/uhp")})  # discovery: the one /v1 answer that needs no key
 UPLOAD = ("POST", "/v1/files")
+RESTORE = re.compile(r"/v1/memories/[^/]+/restore")
 
 
 def route_path(scope: Scope) -> str:
@@ -84,20 +86,32 @@ class _Count:
 class BodyLimit:
     """413 for a body past its cap: at once from Content-Length, or while it streams in.
 
-    The cap is UHP_MAX_UPLOAD_BYTES for `POST /v1/files` and UHP_MAX_BODY_BYTES for anything else.
+    The cap is UHP_MAX_UPLOAD_BYTES for `POST /v1/files`, UHP_MAX_RESTORE_BYTES for an archive sent
+    to `POST /v1/memories/{id}/restore`, and UHP_MAX_BODY_BYTES for anything else.
     A chunked body is counted as it arrives: the message that passes the cap is not handed on, the
     app's answer to the cut-off body is dropped, and the 413 goes out in its place.
     """
 
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int, max_upload_bytes: int):
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_body_bytes: int,
+        max_upload_bytes: int,
+        max_restore_bytes: int | None = None,
+    ):
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.max_upload_bytes = max_upload_bytes
+        self.max_restore_bytes = max_restore_bytes or max_body_bytes
 
     def _limit(self, scope: Scope) -> tuple[int, ProviderError]:
         if (scope["method"], route_path(scope)) == UPLOAD:
             cap = self.max_upload_bytes
             return cap, FileTooLargeError(f"An upload is at most {cap} bytes.", detail={"limit": cap})
+        if scope["method"] == "POST" and RESTORE.fullmatch(route_path(scope)):
+            cap = self.max_restore_bytes
+            return cap, TooLargeError(f"An archive to restore is at most {cap} bytes.", detail={"limit": cap})
         cap = self.max_body_bytes
         return cap, TooLargeError(f"A request body is at most {cap} bytes.", detail={"limit": cap})
 

@@ -67,7 +67,11 @@ class ProtocolVersion:
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Every ASGI layer, in one list, outermost first: each wraps all of those after it."""
-    body_bounds = {"max_body_bytes": settings.max_body_bytes, "max_upload_bytes": settings.max_upload_bytes}
+    body_bounds = {
+        "max_body_bytes": settings.max_body_bytes,
+        "max_upload_bytes": settings.max_upload_bytes,
+        "max_restore_bytes": settings.max_restore_bytes,
+    }
     layers: list[tuple[type[Any], dict[str, Any]]] = [
         # First: a request in a protocol version this server does not speak is refused before anything
         # else reads it.

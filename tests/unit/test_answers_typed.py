@@ -19,8 +19,8 @@ from pydantic import BaseModel
 from provider.api.routes import ANSWERING
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "provider" / "protocol"
-# Routes that never answer JSON: a file part's bytes, and lookups that only ever refuse.
-NOT_JSON = {"content_part", "get_harness"}
+# Routes that never answer JSON: a file part's bytes, an export's tar, and lookups that only ever refuse.
+NOT_JSON = {"content_part", "get_harness", "export"}
 
 
 def chapter_routes() -> list[APIRoute]:

@@ -2,6 +2,7 @@
 
 from provider.api.routes import (
     admin,
+    archive,
     consolidations,
     files,
     grants,
@@ -30,5 +31,6 @@ ANSWERING = (
     consolidations,
     files,
     queries,
+    archive,
 )
 MOUNTED = (meta, *ANSWERING)

@@ -1,0 +1,49 @@
+"""A restore's answer as the wire carries it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Literal
+
+from pydantic import Field
+
+from provider.protocol.answers.shapes import Answer
+from provider.services.archive.format import Counts
+from provider.services.archive.restore import RestoreSummary
+
+
+class ArchiveCountsOut(Answer):
+    """How many of each kind."""
+
+    memories: int
+    records: int
+    versions: int
+    snapshots: int
+    grants: int
+    files: int
+    file_bytes: int
+
+    @classmethod
+    def from_domain(cls, counts: Counts) -> ArchiveCountsOut:
+        return cls(**asdict(counts))
+
+
+class RestoredOut(Answer):
+    """What a restore wrote and what it found there already, identical (a retry finds everything)."""
+
+    object: Literal["uhp_memory.restore"] = "uhp_memory.restore"
+    memory_id: str = Field(description="The memory the archive was restored under.")
+    root: str = Field(description="The archive's root memory, now a child of `memory_id`.")
+    created: ArchiveCountsOut
+    present: ArchiveCountsOut = Field(description="What was there already, the same as the archive's.")
+    withheld: bool = Field(description="The export left out memories its caller could not read.")
+
+    @classmethod
+    def from_domain(cls, summary: RestoreSummary) -> RestoredOut:
+        return cls(
+            memory_id=summary.memory_id,
+            root=summary.root,
+            created=ArchiveCountsOut.from_domain(summary.created),
+            present=ArchiveCountsOut.from_domain(summary.present),
+            withheld=summary.withheld,
+        )

@@ -1,0 +1,105 @@
+"""What export reads and restore writes in Neo4j: whole records with every version, files, snapshots."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from provider.models import RecordVersion, RestoredRecord, StoredRecord
+from provider.store.driver import Neo4jStore, Row
+from provider.store.records import record_properties, version_from, version_properties
+
+
+class Neo4jArchiveStore:
+    """Pages a memory's records for export; restores records, memories, files, snapshots and grants."""
+
+    def __init__(self, store: Neo4jStore):
+        self.store = store
+
+    async def memories(self, memory_ids: list[str]) -> dict[str, Row]:
+        """Id → what the archive keeps of each memory."""
+        return {r["id"]: r for r in await self.store.read("archive_memories", ids=memory_ids)}
+
+    async def records_page(self, memory_id: str, after: str, limit: int) -> list[tuple[StoredRecord, int]]:
+        """Records after `after` (by id) with every version, and each record's creation time."""
+        rows = await self.store.read("archive_records_page", memory_id=memory_id, after=after, limit=limit)
+        return [(_stored(r, memory_id), int(r["created_at"] or 0)) for r in rows]
+
+    async def files(self, file_ids: list[str]) -> dict[str, Row]:
+        """Id → file metadata (sha256 included) for the ids that exist."""
+        return {r["id"]: r for r in await self.store.read("archive_files", ids=file_ids)}
+
+    async def grants(self, memory_id: str) -> list[Row]:
+        """The grants sitting on one memory."""
+        return await self.store.read("archive_grants", memory_id=memory_id)
+
+    async def snapshots(self, memory_id: str) -> list[Row]:
+        """A memory's snapshots, oldest first."""
+        return await self.store.read("snapshot_list", memory_id=memory_id)
+
+    async def restore_memory(self, **params: Any) -> Row | None:
+        """Creates the memory or returns the one with its id; None when the parent is absent."""
+        rows = await self.store.write("restore_memory", **params)
+        return rows[0] if rows else None
+
+    async def existing(self, record_ids: list[str]) -> dict[str, list[RecordVersion]]:
+        """Of these ids, those present, with every version."""
+        rows = await self.store.read("restore_existing", ids=record_ids)
+        return {r["id"]: [version_from(v) for v in r["versions"]] for r in rows}
+
+    async def restore_records(self, records: list[RestoredRecord]) -> int:
+        """Writes records whose ids are absent, in one transaction; how many were new."""
+        if not records:
+            return 0
+        rows = [_restore_row(r) for r in records]
+        result = await self.store.write("restore_records", rows=rows)
+        return int(result[0]["created"]) if result else 0
+
+    async def link(self, current: list[RecordVersion]) -> None:
+        """Lays the REFERENCES edges of restored records' current versions (again, harmlessly)."""
+        rows = [
+            {
+                "id": v.record_id,
+                "references": [
+                    {"rel": r["rel"], "record_id": r["record_id"], "position": i}
+                    for i, r in enumerate(v.references)
+                ],
+            }
+            for v in current
+            if v.references
+        ]
+        if rows:
+            await self.store.write("restore_references", rows=rows)
+
+    async def restore_file(self, file: dict[str, Any], owner: str, now: int) -> Row:
+        """Creates the file's metadata or returns the file with its id."""
+        return (await self.store.write("restore_file", file=file, owner=owner, now=now))[0]
+
+    async def restore_snapshot(self, snapshot: dict[str, Any]) -> Row | None:
+        """Creates the snapshot or returns the one with its id."""
+        rows = await self.store.write("restore_snapshot", snapshot=snapshot)
+        return rows[0] if rows else None
+
+    async def restore_grant(self, memory_id: str, grant: dict[str, Any]) -> None:
+        """Creates an explicit grant unless the principal holds one there already."""
+        await self.store.write("restore_grant", memory_id=memory_id, grant=grant)
+
+
+def _stored(row: Row, memory_id: str) -> StoredRecord:
+    return StoredRecord(
+        id=row["id"],
+        memory_id=memory_id,
+        current=row["current"],
+        versions=[version_from(v) for v in row["versions"]],
+    )
+
+
+def _restore_row(record: RestoredRecord) -> dict[str, Any]:
+    """The Record node as the latest version makes it, and every version's node."""
+    latest = record.versions[-1]
+    properties = record_properties(latest, record.words[-1], record.vectors[-1], record.created_at)
+    properties["updated_at"] = max(latest.written_at, latest.forgotten_at or 0)
+    versions = [
+        version_properties(v, words, vector)
+        for v, words, vector in zip(record.versions, record.words, record.vectors, strict=True)
+    ]
+    return {"record": properties, "versions": versions}
