@@ -34,8 +34,8 @@ from provider.blobs import BlobStore
 from provider.config import Settings
 from provider.embeddings import (
     Embedder,
+    ModelTokenizer,
     OnnxEmbedder,
-    PackagedTokenizer,
     SentenceTransformerEmbedder,
     configured_embedder,
 )
@@ -117,7 +117,15 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         erase=EraseService(tree, record_store, files, references),
         observe=life.observe,
         jobs=life.jobs,
-        prime=PrimeService(tree, record_store, PackagedTokenizer(settings.embedding_model)),
+        prime=PrimeService(
+            tree,
+            record_store,
+            ModelTokenizer(
+                settings.embedding_model,
+                models=settings.cache_dir / "models",
+                repository=settings.model_repository,
+            ),
+        ),
         types=TypeService(tree, records, life.consolidation, life.merger, record_store),
         consolidation=life.consolidation,
         sweeper=Sweeper(
