@@ -18,6 +18,7 @@ from provider.model_files import (
     EmbeddingModel,
     jar_files,
     model,
+    model_tokenizer,
     models_dir,
     packaged_model_path,
 )
@@ -229,19 +230,6 @@ class OnnxEmbedder:
         return await asyncio.to_thread(self.questions_sync, texts)
 
 
-def model_tokenizer(path: Path, *, max_length: int | None) -> Any:
-    """The model's fast tokenizer from its `tokenizer.json`; with `max_length`, truncating and padding."""
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(path))
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    if max_length is not None:
-        tokenizer.enable_truncation(max_length)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-    return tokenizer
-
-
 def onnx_embedder(name: str, *, batch_size: int = 64) -> OnnxEmbedder:
     """The default runtime and cache (`UHP_CACHE_DIR`), for benchmarks and commands that have no settings."""
     models = models_dir()
@@ -286,36 +274,3 @@ def configured_embedder(settings: Settings) -> OnnxEmbedder | SentenceTransforme
         question_threads=settings.embedding_question_threads,
         repository=settings.model_repository,
     )
-
-
-class TokenCounter(Protocol):
-    """How many tokens a text costs."""
-
-    def count(self, text: str) -> int:
-        """Tokens in `text`, without special tokens."""
-        ...
-
-
-class ModelTokenizer:
-    """The embedding model's own tokenizer, loaded once on first use."""
-
-    def __init__(self, name: str, *, models: Path | None = None, repository: str = MAVEN_CENTRAL):
-        self.spec = model(name)
-        self.models = models or models_dir()
-        self.repository = repository
-        self._tokenizer: Any = None
-        self._lock = threading.Lock()
-
-    def _load(self) -> Any:
-        with self._lock:
-            if self._tokenizer is None:
-                if self.spec.jar is not None:
-                    folder = jar_files(self.spec.jar, self.spec.name, self.models, repository=self.repository)
-                else:
-                    folder = packaged_model_path(self.spec.name)
-                self._tokenizer = model_tokenizer(folder / TOKENIZER_FILE, max_length=None)
-            return self._tokenizer
-
-    def count(self, text: str) -> int:
-        """Exact count under the model's vocabulary."""
-        return len(self._load().encode(text, add_special_tokens=False).ids)

