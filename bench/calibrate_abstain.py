@@ -1,12 +1,13 @@
 """Calibrates `abstain`: which best-similarity threshold best tells answerable questions from the rest.
 
-Run from the repository root: `python -m bench.calibrate_abstain [--model bge-small-en-v1.5]`.
-Neo4j comes from NEO4J_URI (with NEO4J_USER, NEO4J_PASSWORD), else tests/neo4j_target.py provisions one. The bench writes the 60 facts of
-bench/abstain_set.py into a fresh memory through the API, asks every labelled question as a query-only
-recall over HTTP (the app in-process behind Starlette's TestClient), and reads the best cosine of each
-answer: the API's `score` is the fused score, so the bench recomputes, with the same model, the highest
-cosine between the question and the words of the five records that came back (a query's own words
-are fused with its meaning, so the closest record by meaning need not come first).
+Run from the repository root: `python -m bench.calibrate_abstain [--model bge-small-en-v1.5]`. Neo4j
+comes from NEO4J_URI (with NEO4J_USER, NEO4J_PASSWORD), else tests/neo4j_target.py provisions one. The
+bench writes the 60 facts of bench/abstain_set.py into a fresh memory through the API, asks every
+labelled question as a query-only recall over HTTP (the app in-process behind Starlette's TestClient),
+and reads the best cosine of each answer: the API's `score` is the fused score, so the bench recomputes,
+with the same model, the highest cosine between the question and the words of the five records that came
+back (a query's own words are fused with its meaning, so the closest record by meaning need not come
+first).
 For each threshold it reports accuracy, precision, recall, F1 and F0.5 of "abstain" (positive = the
 memory does not hold the answer), picks the best by F0.5 (a wrong abstain hides a right answer, so
 precision counts double), and checks the service's own `abstain` at its setting.
