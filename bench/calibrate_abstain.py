@@ -1,12 +1,13 @@
 """Calibrates `abstain`: which best-similarity threshold best tells answerable questions from the rest.
 
-Run from the repository root: `python -m bench.calibrate_abstain`. Neo4j comes from NEO4J_URI (with
-NEO4J_USER, NEO4J_PASSWORD), else tests/neo4j_target.py provisions one. The bench writes the 60 facts of
-bench/abstain_set.py into a fresh memory through the API, asks every labelled question as a query-only
-recall over HTTP (the app in-process behind Starlette's TestClient), and reads the best cosine of each
-answer: the API's `score` is the fused score, so the bench recomputes, with the same model, the highest
-cosine between the question and the words of the five records that came back (a query's own words
-are fused with its meaning, so the closest record by meaning need not come first).
+Run from the repository root: `python -m bench.calibrate_abstain [--model bge-small-en-v1.5]`. Neo4j
+comes from NEO4J_URI (with NEO4J_USER, NEO4J_PASSWORD), else tests/neo4j_target.py provisions one. The
+bench writes the 60 facts of bench/abstain_set.py into a fresh memory through the API, asks every
+labelled question as a query-only recall over HTTP (the app in-process behind Starlette's TestClient),
+and reads the best cosine of each answer: the API's `score` is the fused score, so the bench recomputes,
+with the same model, the highest cosine between the question and the words of the five records that came
+back (a query's own words are fused with its meaning, so the closest record by meaning need not come
+first).
 For each threshold it reports accuracy, precision, recall, F1 and F0.5 of "abstain" (positive = the
 memory does not hold the answer), picks the best by F0.5 (a wrong abstain hides a right answer, so
 precision counts double), and checks the service's own `abstain` at its setting.
@@ -30,10 +31,11 @@ from bench.report import on_neo4j, report
 from bench.service import bench_settings
 from provider.api.app import create_app
 from provider.embeddings import OnnxEmbedder, onnx_embedder
+from provider.model_files import MODELS
 from tests.neo4j_target import Neo4jTarget
 
 OUT = RESULTS / "calibrate_abstain.json"
-THRESHOLDS = [round(0.10 + 0.025 * i, 3) for i in range(25)]  # 0.10 .. 0.70
+THRESHOLDS = [round(0.10 + 0.025 * i, 3) for i in range(33)]  # 0.10 .. 0.90 (bge-small scores high)
 
 
 @dataclass
@@ -83,7 +85,7 @@ def score(asked: list[Asked], embedder: OnnxEmbedder) -> None:
     The service's `best` is the highest cosine in the scope. Since a query's own words are fused by score,
     the first result need not be the closest by meaning, but the closest is among the first five.
     """
-    questions = np.asarray(embedder.embed_sync([a.question for a in asked]))
+    questions = np.asarray(embedder.questions_sync([a.question for a in asked]))
     for a, q in zip(asked, questions, strict=True):
         found = np.asarray(embedder.embed_sync(a.found)) if a.found else None
         a.best = float((found @ q).max()) if found is not None else -1.0
@@ -138,11 +140,11 @@ def distribution(values: list[float]) -> dict[str, float]:
     }
 
 
-def run(target: Neo4jTarget) -> dict[str, Any]:
-    embedder = onnx_embedder(MODEL)
+def run(target: Neo4jTarget, model: str = MODEL) -> dict[str, Any]:
+    embedder = onnx_embedder(model)
     embedder.load()
     admin_key = "adm_" + secrets.token_urlsafe(24)
-    settings = bench_settings(target, admin_key)
+    settings = bench_settings(target, admin_key, embedding_model=model)
     facts = list(abstain_set.FACTS)
     with TestClient(create_app(settings, embedder=embedder)) as client:
         admin = {"Authorization": f"Bearer {admin_key}"}
@@ -169,7 +171,7 @@ def run(target: Neo4jTarget) -> dict[str, Any]:
     current = settings.abstain_below
     answerable = [a for a in asked if a.answerable]
     return {
-        "model": MODEL,
+        "model": model,
         "facts": len(facts),
         "questions": {
             "answerable": len(answerable),
@@ -226,9 +228,10 @@ def table(result: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--model", choices=sorted(MODELS), default=MODEL, help="the embedding model")
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
-    result = on_neo4j(lambda target: run(target))
+    result = on_neo4j(lambda target: run(target, args.model))
     report(result, table, args.out)
 
 

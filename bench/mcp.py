@@ -125,7 +125,7 @@ def main() -> None:
     target = provision()
     try:
         settings = bench_settings(target, query_sandbox=False)
-        embedder = build_embedder("onnx", MODEL, cache_dir=settings.cache_dir / "onnx", batch_size=64)
+        embedder = build_embedder("onnx", MODEL, cache_dir=settings.cache_dir, batch_size=64)
         for url in served_in_thread(create_app(settings, embedder=embedder)):
             report = asyncio.run(measure(url, settings, args.records, args.repeats))
         report |= {"neo4j": target.describe(), "machine": platform.platform()}

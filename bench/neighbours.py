@@ -48,7 +48,7 @@ def measure(target: Neo4jTarget, calls: int) -> dict[str, Any]:
 
 def measure_on(target: Neo4jTarget, sandbox: LocalSandbox, calls: int) -> dict[str, Any]:
     settings = sandboxes.wired(bench_settings(target, **neighbours.SETTINGS), sandbox)
-    embedder = build_embedder("onnx", MODEL, cache_dir=settings.cache_dir / "onnx", batch_size=64)
+    embedder = build_embedder("onnx", MODEL, cache_dir=settings.cache_dir, batch_size=64)
     app = create_app(settings, embedder=embedder)
     result: dict[str, Any] = {"calls": calls, "attacks": {}}
     for url in served_in_thread(app):

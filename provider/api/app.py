@@ -23,10 +23,10 @@ from provider.config import Settings
 from provider.embeddings import (
     Embedder,
     OnnxEmbedder,
-    PackagedTokenizer,
     SentenceTransformerEmbedder,
     configured_embedder,
 )
+from provider.model_files import ModelTokenizer
 from provider.services.archive.export import ExportService
 from provider.services.archive.restore import RestoreService
 from provider.services.lifecycle.consolidation import ConsolidationService
@@ -108,7 +108,15 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         erase=EraseService(tree, record_store, files, references),
         observe=life.observe,
         jobs=life.jobs,
-        prime=PrimeService(tree, record_store, PackagedTokenizer(settings.embedding_model)),
+        prime=PrimeService(
+            tree,
+            record_store,
+            ModelTokenizer(
+                settings.embedding_model,
+                models=settings.cache_dir / "models",
+                repository=settings.model_repository,
+            ),
+        ),
         types=TypeService(tree, records, life.consolidation, life.merger, record_store),
         consolidation=life.consolidation,
         sweeper=Sweeper(

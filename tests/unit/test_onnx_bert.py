@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from provider.embeddings import OnnxEmbedder, PackagedTokenizer, model_tokenizer, packaged_model_path
+from provider.embeddings import OnnxEmbedder
+from provider.model_files import ModelTokenizer, model_tokenizer, packaged_model_path
 from provider.onnx_bert import BertShape
 
 SOURCE = packaged_model_path("all-MiniLM-L6-v2")
@@ -29,7 +30,7 @@ def test_a_model_it_cannot_build_is_refused_by_name(tmp_path: Path, change: dict
 
 
 def test_the_tokenizer_pads_to_the_longest_and_truncates() -> None:
-    tokenizer = model_tokenizer(SOURCE, max_length=16)
+    tokenizer = model_tokenizer(SOURCE / "tokenizer.json", max_length=16)
     short, long = tokenizer.encode_batch(["a sample", "word " * 100])
     assert len(short.ids) == len(long.ids) == 16
     assert short.ids[0] == 101 and short.ids[3] == 102 and short.attention_mask == [1] * 4 + [0] * 12
@@ -37,8 +38,8 @@ def test_the_tokenizer_pads_to_the_longest_and_truncates() -> None:
 
 
 def test_token_counts_leave_out_the_special_tokens() -> None:
-    assert PackagedTokenizer("all-MiniLM-L6-v2").count("a sample") == 2
-    assert PackagedTokenizer("all-MiniLM-L6-v2").count("") == 0
+    assert ModelTokenizer("all-MiniLM-L6-v2").count("a sample") == 2
+    assert ModelTokenizer("all-MiniLM-L6-v2").count("") == 0
 
 
 def test_one_text_runs_on_its_own_session_and_agrees_with_a_batch() -> None:

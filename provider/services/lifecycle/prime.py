@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from provider import ids
-from provider.embeddings import TokenCounter
+from provider.model_files import TokenCounter
 from provider.models import Caller, Primer, RecordVersion
 from provider.services.records.content import words_of
 from provider.services.tree.memories import TreeService

@@ -66,7 +66,9 @@ class RecallService:
         """Scope, retrieve per signal, fuse, hydrate, judge."""
         # The caller is authenticated: the model embeds the question while access computes the scope
         # (no record is touched before the scope is known; a refused question's vector is dropped).
-        embedding = asyncio.create_task(self.embedder.embed([request.query])) if request.query else None
+        embedding = (
+            asyncio.create_task(self.embedder.embed_questions([request.query])) if request.query else None
+        )
         try:
             return await self._answer(caller, memory_id, request, embedding)
         finally:
