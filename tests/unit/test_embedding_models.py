@@ -13,8 +13,10 @@ from typing import get_args
 
 import numpy as np
 import pytest
+from neo4j import AsyncGraphDatabase
 from pydantic import ValidationError
 
+from provider.api.app import build_services
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, build_embedder, onnx_embedder
 from provider.model_files import (
@@ -25,6 +27,7 @@ from provider.model_files import (
     abstain_threshold,
     jar_files,
 )
+from provider.store.driver import Neo4jStore
 
 BGE = "bge-small-en-v1.5"
 
@@ -158,3 +161,24 @@ def test_an_explicit_abstain_setting_wins_over_the_models_value(
     assert abstain_threshold(Settings(environment="test")) == 0.42
     monkeypatch.setenv("UHP_ABSTAIN_BELOW", "0")
     assert abstain_threshold(Settings(environment="test")) == 0.0
+
+
+WIRED = [(BGE, None, 0.65), (BGE, 0.3, 0.3), ("all-MiniLM-L6-v2", None, 0.5)]
+
+
+@pytest.mark.anyio
+@pytest.mark.usefixtures("no_abstain_variable")
+@pytest.mark.parametrize(("name", "explicit", "used"), WIRED)
+async def test_the_recall_the_app_builds_abstains_at_the_resolved_threshold(
+    name: str, explicit: float | None, used: float, tmp_path: Path
+) -> None:
+    # Wiring is pure construction: a driver that is never asked anything connects nowhere.
+    driver = AsyncGraphDatabase.driver("bolt://127.0.0.1:9", auth=("neo4j", "unused"))
+    try:
+        settings = Settings(
+            environment="test", embedding_model=name, abstain_below=explicit, file_dir=tmp_path
+        )
+        services = build_services(settings, Neo4jStore(driver, "neo4j"), onnx_embedder(name))
+        assert services.recall.abstain_below == used
+    finally:
+        await driver.close()
