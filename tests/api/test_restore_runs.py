@@ -6,6 +6,7 @@ test_export.py; the CLI runs in-process (`main(argv)`) on the suite's Neo4j and 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from functools import partial
@@ -13,9 +14,11 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.types import Message, Receive, Scope, Send
 
 from provider.__main__ import main
 from provider.api.app import create_app
+from provider.api.idempotency import Idempotency
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from provider.services.archive.format import Counts
@@ -160,3 +163,47 @@ def test_a_restore_cut_off_part_way_completes_on_the_next_run_without_duplicates
     assert answer["created"]["memories"] == 0
     assert readback(lab, alice, tree) == before
     assert len(lab.listed(alice, tree.child)) == 3
+
+
+def test_a_keyed_restore_runs_again_rather_than_replaying(lab: Lab, alice: Member, bob: Member) -> None:
+    tree, archive, _ = exported_and_gone(lab, alice, bob)
+    target = lab.memory(alice)
+    headers = {**alice.headers, "Content-Type": "application/x-tar", "Idempotency-Key": f"restore-{target}"}
+    url = f"/v1/memories/{target}/restore"
+    first = lab.client.post(url, content=archive, headers=headers)
+    again = lab.client.post(url, content=archive, headers=headers)
+    assert ok(first)["created"]["records"] == len(tree.records)
+    assert "Idempotent-Replayed" not in again.headers
+    assert ok(again)["present"]["records"] == len(tree.records) and again.json()["created"]["records"] == 0
+
+
+def test_the_idempotency_layer_leaves_a_restore_body_unread() -> None:
+    """The archive streams to the route as it arrives: nothing is pulled (and held) before the route runs."""
+    pulled: list[Message] = []
+    seen_before_route: list[int] = []
+    body = [{"type": "http.request", "body": b"x" * 1024, "more_body": True}] * 3
+
+    async def receive() -> Message:
+        message = body[len(pulled)] if len(pulled) < len(body) else {"type": "http.request", "body": b""}
+        pulled.append(message)
+        return message
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        seen_before_route.append(len(pulled))
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    sent: list[Message] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/v1/memories/hmem_x/restore",
+        "root_path": "",
+        "headers": [(b"idempotency-key", b"k")],
+    }
+    asyncio.run(Idempotency(route)(scope, receive, send))
+    assert seen_before_route == [0] and sent[0]["status"] == 200
