@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import secrets
 import tarfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,3 +96,25 @@ def readback(lab: Lab, who: Member, tree: Tree) -> dict[str, Any]:
         answer = ok(lab.client.post(f"/v1/memories/{tree.root}/recall", json=body, headers=who.headers))
         seen[question] = [r["record"]["id"] for r in answer["results"]]
     return seen
+
+
+def rewritten(archive: bytes, change: Callable[[str, bytes], bytes]) -> bytes:
+    """The archive with each member's bytes passed through `change`, its manifest's checksums made anew."""
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r") as tar:
+        found = [(m.name, tar.extractfile(m).read()) for m in tar.getmembers() if m.isfile()]  # type: ignore[union-attr]
+    changed = [(name, data if name == "manifest.json" else change(name, data)) for name, data in found]
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name, data in changed:
+            if name == "manifest.json":
+                manifest = json.loads(data)
+                manifest["members"] = {
+                    n: {"sha256": hashlib.sha256(d).hexdigest(), "bytes": len(d)}
+                    for n, d in changed
+                    if n != "manifest.json"
+                }
+                data = json.dumps(manifest).encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from prometheus_client import REGISTRY
 from starlette.types import Message, Receive, Scope, Send
 
 from provider.__main__ import main
@@ -22,7 +23,7 @@ from provider.api.idempotency import Idempotency
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from provider.services.archive.format import Counts
-from tests.api.export_support import Tree, build, exported, readback, restore
+from tests.api.export_support import Tree, build, exported, readback, restore, rewritten
 from tests.api.records_support import Lab, assert_error, caller_of, ok
 from tests.conftest import Member
 
@@ -207,3 +208,37 @@ def test_the_idempotency_layer_leaves_a_restore_body_unread() -> None:
     }
     asyncio.run(Idempotency(route)(scope, receive, send))
     assert seen_before_route == [0] and sent[0]["status"] == 200
+
+
+def embedded_so_far() -> float:
+    return REGISTRY.get_sample_value("uhp_embedded_texts_total") or 0.0
+
+
+def test_vectors_of_this_deployment_s_model_are_kept_not_made_again(
+    lab: Lab, alice: Member, bob: Member
+) -> None:
+    tree, archive, before = exported_and_gone(lab, alice, bob)
+    target = lab.memory(alice)
+    embedded = embedded_so_far()
+    answer = ok(restore(lab, alice, target, archive))
+    assert answer["created"]["versions"] == len(tree.records) + 2
+    assert embedded_so_far() == embedded  # every version came with its vector
+    assert readback(lab, alice, tree) == before
+
+
+def test_vectors_of_another_model_are_made_again(lab: Lab, alice: Member, bob: Member) -> None:
+    tree, archive, before = exported_and_gone(lab, alice, bob)
+
+    def other_model(name: str, data: bytes) -> bytes:
+        if not name.startswith("records/"):
+            return data
+        entries = [json.loads(line) for line in data.splitlines()]
+        for entry in entries:
+            entry["vectors"]["model"] = "some-other-model"
+        return b"".join(json.dumps(e).encode() + b"\n" for e in entries)
+
+    target = lab.memory(alice)
+    embedded = embedded_so_far()
+    answer = ok(restore(lab, alice, target, rewritten(archive, other_model)))
+    assert embedded_so_far() - embedded == answer["created"]["versions"] == len(tree.records) + 2
+    assert readback(lab, alice, tree) == before

@@ -93,12 +93,14 @@ class RestoreService:
         embedder: Embedder,
         *,
         batch: int,
+        model: str,
     ):
         self.tree = tree
         self.store = store
         self.blobs = blobs
         self.embedder = embedder
         self.batch = batch
+        self.model = model  # an archive's vectors from this model are kept; any others are made again
 
     async def restore(
         self,
@@ -116,7 +118,7 @@ class RestoreService:
             await self.tree.require(caller, under, "delete")
         manifest = await asyncio.to_thread(verified, path)
         summary = RestoreSummary(memory_id=under, root=manifest.root, withheld=manifest.withheld)
-        writer = RecordWriter(self.store, self.embedder, summary.created, summary.present)
+        writer = RecordWriter(self.store, self.embedder, self.model, summary.created, summary.present)
         run = _Run(self, caller, under, summary, writer, grants, progress)
         await run.write(path)
         return summary
