@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -226,19 +226,39 @@ def test_vectors_of_this_deployment_s_model_are_kept_not_made_again(
     assert readback(lab, alice, tree) == before
 
 
-def test_vectors_of_another_model_are_made_again(lab: Lab, alice: Member, bob: Member) -> None:
+def other_model(name: str, data: bytes) -> bytes:
+    """Records whose vectors name a model this deployment does not run."""
+    if not name.startswith("records/"):
+        return data
+    entries = [json.loads(line) for line in data.splitlines()]
+    for entry in entries:
+        entry["vectors"]["model"] = "some-other-model"
+    return b"".join(json.dumps(e).encode() + b"\n" for e in entries)
+
+
+def without_vectors(name: str, data: bytes) -> bytes:
+    """Records as an archive without vectors holds them."""
+    if not name.startswith("records/"):
+        return data
+    entries = [json.loads(line) for line in data.splitlines()]
+    return b"".join(
+        json.dumps({k: v for k, v in e.items() if k != "vectors"}).encode() + b"\n" for e in entries
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "query"),
+    [(other_model, ""), (without_vectors, ""), (lambda name, data: data, "?embed=true")],
+    ids=["another-model", "no-vectors", "embed-asked"],
+)
+def test_vectors_are_made_again_for_another_model_none_or_when_asked(
+    lab: Lab, alice: Member, bob: Member, change: Callable[[str, bytes], bytes], query: str
+) -> None:
     tree, archive, before = exported_and_gone(lab, alice, bob)
-
-    def other_model(name: str, data: bytes) -> bytes:
-        if not name.startswith("records/"):
-            return data
-        entries = [json.loads(line) for line in data.splitlines()]
-        for entry in entries:
-            entry["vectors"]["model"] = "some-other-model"
-        return b"".join(json.dumps(e).encode() + b"\n" for e in entries)
-
     target = lab.memory(alice)
     embedded = embedded_so_far()
-    answer = ok(restore(lab, alice, target, rewritten(archive, other_model)))
+    headers = {**alice.headers, "Content-Type": "application/x-tar"}
+    url = f"/v1/memories/{target}/restore{query}"
+    answer = ok(lab.client.post(url, content=rewritten(archive, change), headers=headers))
     assert embedded_so_far() - embedded == answer["created"]["versions"] == len(tree.records) + 2
     assert readback(lab, alice, tree) == before

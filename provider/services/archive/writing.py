@@ -23,11 +23,16 @@ class RecordWriter:
     """Buffers one batch of record entries; `flush` writes it (carried vectors kept, the rest embedded)."""
 
     def __init__(
-        self, store: Neo4jArchiveStore, embedder: Embedder, model: str, created: Counts, present: Counts
+        self,
+        store: Neo4jArchiveStore,
+        embedder: Embedder,
+        model: str | None,
+        created: Counts,
+        present: Counts,
     ):
         self.store = store
         self.embedder = embedder
-        self.model = model
+        self.model = model  # whose carried vectors are kept; None keeps none
         self.created = created
         self.present = present
         self.pending: list[Pending] = []
@@ -51,7 +56,7 @@ class RecordWriter:
     def _carried(self, entry: dict[str, Any], count: int) -> list[Vector]:
         """The entry's vectors, one per version, when this deployment's model made them; else Nones."""
         carried = entry.get("vectors")
-        if not isinstance(carried, dict) or carried.get("model") != self.model:
+        if self.model is None or not isinstance(carried, dict) or carried.get("model") != self.model:
             return [None] * count
         packed = carried.get("float32")
         if not isinstance(packed, list) or len(packed) != count:
