@@ -4,8 +4,9 @@ Run from the repository root: `python -m bench.export [--records 10000] [--batch
 Neo4j from NEO4J_URI, else provisioned like the tests. It imports a JSON Lines file of realistic
 records (bench/corpus.py) with the bulk importer, exports the memory to a tar on disk, deletes the
 memory (so every id is free, as in a fresh deployment), restores the archive below a new root, then
-restores it again (everything there: the retry path). Restore embeds every version again, as import
-does. Prints a table and writes bench/results/export.json; what it made is deleted afterwards.
+restores it again (everything there: the retry path). Restore keeps the vectors the archive carries
+(same model), so unlike import it does not embed. Prints a table and writes bench/results/export.json;
+what it made is deleted afterwards.
 """
 
 from __future__ import annotations

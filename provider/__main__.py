@@ -206,6 +206,7 @@ def _parser() -> argparse.ArgumentParser:
     restore.add_argument("--under", required=True, help="the memory to restore below")
     restore.add_argument("--as", dest="principal", required=True, help="member:<id> with create and write")
     restore.add_argument("--grants", action="store_true", help="restore the archive's explicit grants too")
+    restore.add_argument("--embed", action="store_true", help="embed every version, ignoring carried vectors")
     harness = what.add_parser("harness")
     harness.add_argument("--name", required=True)
     harness.add_argument("member_id")
@@ -256,7 +257,9 @@ def _in_process(args: argparse.Namespace) -> int:
     if args.command == "export":
         return cli.export_tree(settings, args.memory, args.principal, args.out)
     if args.command == "restore":
-        return cli.restore_archive(settings, args.archive, args.under, args.principal, grants=args.grants)
+        return cli.restore_archive(
+            settings, args.archive, args.under, args.principal, grants=args.grants, embed=args.embed
+        )
     return cli.reembed(settings, args.memory, args.principal, rebuild_index=args.rebuild_index)
 
 

@@ -131,14 +131,16 @@ def export_tree(settings: Settings, memory_id: str, principal: str, out: Path | 
     return asyncio.run(_with_services(settings, work))
 
 
-def restore_archive(settings: Settings, path: Path, memory_id: str, principal: str, *, grants: bool) -> int:
+def restore_archive(
+    settings: Settings, path: Path, memory_id: str, principal: str, *, grants: bool, embed: bool = False
+) -> int:
     """`python -m provider restore`: an archive written below a memory; run it again to resume."""
 
     async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
         await apply_schema(store, embedder.dimension)
         caller = await _caller(services, principal)
         summary = await services.restore.restore(
-            caller, memory_id, path, grants=grants, progress=_progress("restore")
+            caller, memory_id, path, grants=grants, embed=embed, progress=_progress("restore")
         )
         sys.stderr.write("\n")
         print(json.dumps(RestoredOut.from_domain(summary).wire()))

@@ -139,8 +139,17 @@ def _archive(
 ) -> dict[str, Any]:
     archive = Neo4jArchiveStore(store)
     return {
-        "export": ExportService(tree, archive, blobs, page=settings.export_page_records),
-        "restore": RestoreService(tree, archive, blobs, embedder, batch=settings.restore_batch_records),
+        "export": ExportService(
+            tree, archive, blobs, page=settings.export_page_records, model=settings.embedding_model
+        ),
+        "restore": RestoreService(
+            tree,
+            archive,
+            blobs,
+            embedder,
+            batch=settings.restore_batch_records,
+            model=settings.embedding_model,
+        ),
     }
 
 

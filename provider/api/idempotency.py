@@ -5,7 +5,8 @@ fingerprints it, holds the answer whole, and stores it when the route claimed th
 dependency `idempotent(privilege)` decides: it runs after the edge authenticated the caller, checks
 that the caller still holds the privilege the write needs (a replay is never shown to one who lost
 it), and then claims the key or answers with the stored reply. Routes without the dependency (reads
-such as recall, graph and query) ignore the header.
+such as recall, graph and query) ignore the header. A restore ignores it before its body is read: an
+archive (up to UHP_MAX_RESTORE_BYTES) is never held in memory, and a restore is safe to repeat anyway.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from fastapi.responses import Response
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from provider.api.edge import RESTORE, route_path
 from provider.errors import ConflictError, ProviderError
 from provider.models import Caller
 from provider.protocol.errors import envelope
@@ -114,6 +116,11 @@ async def _whole_body(receive: Receive) -> bytes:
     return b"".join(chunks)
 
 
+def _streams_its_body(scope: Scope) -> bool:
+    """A restore's archive goes to disk as it arrives; fingerprinting it would hold it all in memory."""
+    return scope["method"] == "POST" and RESTORE.fullmatch(route_path(scope)) is not None
+
+
 class Idempotency:
     """Fingerprints a keyed write, holds its answer, and stores it when the route claimed the key."""
 
@@ -122,7 +129,7 @@ class Idempotency:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         key = Headers(scope=scope).get(HEADER) if scope["type"] == "http" else None
-        if key is None or scope["method"] not in WRITES:
+        if key is None or scope["method"] not in WRITES or _streams_its_body(scope):
             await self.app(scope, receive, send)
             return
         body = await _whole_body(receive)

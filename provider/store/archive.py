@@ -8,6 +8,8 @@ from provider.models import RecordVersion, RestoredRecord, StoredRecord
 from provider.store.driver import Neo4jStore, Row
 from provider.store.records import record_properties, version_from, version_properties
 
+PagedRecord = tuple[StoredRecord, int, list[list[float] | None]]
+
 
 class Neo4jArchiveStore:
     """Pages a memory's records for export; restores records, memories, files, snapshots and grants."""
@@ -19,10 +21,12 @@ class Neo4jArchiveStore:
         """Id → what the archive keeps of each memory."""
         return {r["id"]: r for r in await self.store.read("archive_memories", ids=memory_ids)}
 
-    async def records_page(self, memory_id: str, after: str, limit: int) -> list[tuple[StoredRecord, int]]:
-        """Records after `after` (by id) with every version, and each record's creation time."""
+    async def records_page(self, memory_id: str, after: str, limit: int) -> list[PagedRecord]:
+        """Records after `after` (by id): every version, the creation time, each version's vector or None."""
         rows = await self.store.read("archive_records_page", memory_id=memory_id, after=after, limit=limit)
-        return [(_stored(r, memory_id), int(r["created_at"] or 0)) for r in rows]
+        return [
+            (_stored(r, memory_id), int(r["created_at"] or 0), [e[0] for e in r["embeddings"]]) for r in rows
+        ]
 
     async def files(self, file_ids: list[str]) -> dict[str, Row]:
         """Id → file metadata (sha256 included) for the ids that exist."""

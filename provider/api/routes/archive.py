@@ -49,6 +49,9 @@ async def restore(
     grants: Annotated[
         bool, Query(description="Restore the archive's explicit grants (needs delete).")
     ] = False,
+    embed: Annotated[
+        bool, Query(description="Embed every version here, ignoring the vectors the archive carries.")
+    ] = False,
 ) -> RestoredOut:
     """Writes an archive below the memory (needs create and write); safe to send again."""
     await services.tree.require(caller, memory_id, "create")
@@ -60,7 +63,7 @@ async def restore(
                 await asyncio.to_thread(spool.write, piece)
         if path.stat().st_size == 0:
             raise InvalidInputError("The body is the archive to restore; it was empty.", param="archive")
-        summary = await services.restore.restore(caller, memory_id, path, grants=grants)
+        summary = await services.restore.restore(caller, memory_id, path, grants=grants, embed=embed)
         return RestoredOut.from_domain(summary)
     finally:
         path.unlink(missing_ok=True)

@@ -27,6 +27,7 @@ from provider.services.archive.format import (
     Manifest,
     header,
     jsonl,
+    packed,
     padding,
     version_entry,
 )
@@ -63,6 +64,7 @@ class ExportPlan:
     store: Neo4jArchiveStore
     blobs: BlobStore
     page: int
+    model: str
     progress: Progress | None = None
     counts: Counts = field(default_factory=Counts)
 
@@ -120,7 +122,7 @@ class ExportPlan:
             if not page:
                 return
             entries = []
-            for stored, created_at in page:
+            for stored, created_at, vectors in page:
                 versions = [version_entry(v) for v in stored.versions]
                 for v in stored.versions:
                     file_ids.update((p["file"]["id"], None) for p in v.content if p.get("type") == "file")
@@ -131,6 +133,7 @@ class ExportPlan:
                         "current": stored.current,
                         "created_at": created_at,
                         "versions": versions,
+                        "vectors": {"model": self.model, "float32": [packed(v) for v in vectors]},
                     }
                 )
                 self.counts.versions += len(versions)
@@ -188,11 +191,14 @@ class ExportPlan:
 class ExportService:
     """Judges the export up front (404 before any byte), then hands a plan to stream."""
 
-    def __init__(self, tree: TreeService, store: Neo4jArchiveStore, blobs: BlobStore, *, page: int):
+    def __init__(
+        self, tree: TreeService, store: Neo4jArchiveStore, blobs: BlobStore, *, page: int, model: str
+    ):
         self.tree = tree
         self.store = store
         self.blobs = blobs
         self.page = page
+        self.model = model  # the model the stored vectors came from, named beside them in the archive
 
     async def plan(self, caller: Caller, memory_id: str, progress: Progress | None = None) -> ExportPlan:
         """Needs read on the memory: without it, the memory is unknown (404), as it is to a stranger."""
@@ -200,4 +206,6 @@ class ExportService:
         if "read" not in reach.privileges:
             raise MemoryNotFoundError("No memory with that id exists.", param="memory_id")
         tree, withheld = exported_tree(reach)
-        return ExportPlan(caller, reach, tree, withheld, self.store, self.blobs, self.page, progress)
+        return ExportPlan(
+            caller, reach, tree, withheld, self.store, self.blobs, self.page, self.model, progress
+        )

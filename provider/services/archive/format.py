@@ -6,8 +6,11 @@ chunks small enough to hold, and file bytes go out at the size their metadata st
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
+import struct
 import tarfile
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -59,6 +62,29 @@ def version_of(entry: dict[str, Any]) -> RecordVersion:
         return RecordVersion(**fields, writer=writer)
     except (TypeError, KeyError) as e:
         raise invalid(f"A record version in the archive is malformed: {e}.") from e
+
+
+def packed(vector: list[float] | None) -> str | None:
+    """A stored vector as base64 of little-endian float32; None without one, or if float32 would alter it."""
+    if not vector:
+        return None
+    data = struct.pack(f"<{len(vector)}f", *vector)
+    if list(struct.unpack(f"<{len(vector)}f", data)) != vector:
+        return None
+    return base64.b64encode(data).decode("ascii")
+
+
+def unpacked(text: Any, dimension: int) -> list[float] | None:
+    """A carried vector back, when it is one of `dimension` floats; anything else is None (embed again)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        data = base64.b64decode(text, validate=True)
+    except binascii.Error:
+        return None
+    if len(data) != 4 * dimension:
+        return None
+    return list(struct.unpack(f"<{dimension}f", data))
 
 
 def invalid(message: str) -> MemoryInvalidError:

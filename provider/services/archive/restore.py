@@ -93,12 +93,14 @@ class RestoreService:
         embedder: Embedder,
         *,
         batch: int,
+        model: str,
     ):
         self.tree = tree
         self.store = store
         self.blobs = blobs
         self.embedder = embedder
         self.batch = batch
+        self.model = model  # an archive's vectors from this model are kept; any others are made again
 
     async def restore(
         self,
@@ -107,16 +109,22 @@ class RestoreService:
         path: Path,
         *,
         grants: bool = False,
+        embed: bool = False,
         progress: Progress | None = None,
     ) -> RestoreSummary:
-        """Writes the archive at `path` below `under`; safe to run again, whole or after a crash."""
+        """Writes the archive at `path` below `under`; safe to run again, whole or after a crash.
+
+        `embed` ignores the archive's vectors and makes every one here, for an archive not trusted to
+        carry vectors that match its words.
+        """
         await self.tree.require(caller, under, "create")
         await self.tree.require(caller, under, "write")
         if grants:
             await self.tree.require(caller, under, "delete")
         manifest = await asyncio.to_thread(verified, path)
         summary = RestoreSummary(memory_id=under, root=manifest.root, withheld=manifest.withheld)
-        writer = RecordWriter(self.store, self.embedder, summary.created, summary.present)
+        model = None if embed else self.model
+        writer = RecordWriter(self.store, self.embedder, model, summary.created, summary.present)
         run = _Run(self, caller, under, summary, writer, grants, progress)
         await run.write(path)
         return summary
