@@ -170,6 +170,10 @@ def app_spec() -> dict[str, Any]:
     return spec
 
 
+# A restore's body is a tar: fuzzed as arbitrary bytes, sent as they are (it must answer 4xx, not 5xx).
+schemathesis.serializer.alias("application/x-tar", "application/octet-stream")
+
+
 def load_schema(spec: Mapping[str, Any]) -> BaseSchema:
     """The schema with links, as schemathesis sees it (no app: Sender sends the cases)."""
     schema = schemathesis.openapi.from_dict(with_links(spec))
