@@ -6,8 +6,8 @@ from typing import Any
 
 from provider.embeddings import Embedder
 from provider.errors import RestoreClashError
-from provider.models import RecordVersion, RestoredRecord
-from provider.services.archive.format import Counts, invalid, version_entry, version_of
+from provider.models import ArchiveCounts, RecordVersion, RestoredRecord
+from provider.services.archive.format import invalid, version_entry, version_of
 from provider.services.records.attributes import words_of
 from provider.store.archive import Neo4jArchiveStore
 
@@ -15,7 +15,9 @@ from provider.store.archive import Neo4jArchiveStore
 class RecordWriter:
     """Buffers one batch of record entries; `flush` writes it (every version, re-embedded here)."""
 
-    def __init__(self, store: Neo4jArchiveStore, embedder: Embedder, created: Counts, present: Counts):
+    def __init__(
+        self, store: Neo4jArchiveStore, embedder: Embedder, created: ArchiveCounts, present: ArchiveCounts
+    ):
         self.store = store
         self.embedder = embedder
         self.created = created
