@@ -30,13 +30,13 @@ class Again(Exception):
 RETRYABLE: tuple[type[Exception], ...] = (*LOST, Again)
 
 
-def _headers(key: str | None, on_behalf_of: str | None, call: Call[Any]) -> dict[str, str]:
+def _headers(key: str | None, on_behalf_of: str | None, call: Call[Any], keyed: bool) -> dict[str, str]:
     headers = dict(call.headers)
     if key:
         headers["Authorization"] = f"Bearer {key}"
     if on_behalf_of:
         headers["UHP-On-Behalf-Of"] = on_behalf_of
-    if call.write:  # made once per call, so every retry of it carries the same key
+    if call.write and keyed:  # made once per call, so every retry of it carries the same key
         headers[IDEMPOTENCY] = uuid.uuid4().hex
     return headers
 
@@ -50,9 +50,10 @@ def _body(call: Call[Any], content: Any) -> dict[str, Any]:
     return {"json": call.body, "files": None, "data": None}
 
 
-def _tries(retries: int, upload: Source | None) -> int:
-    """An upload that cannot be read again from its start is sent once."""
-    return retries + 1 if upload is None or upload.repeatable else 1
+def _tries(retries: int, call: Call[Any], keyed: bool, upload: Source | None) -> int:
+    """A write without an Idempotency-Key, or an upload that cannot be read again, is sent once."""
+    once = (call.write and not keyed) or (upload is not None and not upload.repeatable)
+    return 1 if once else retries + 1
 
 
 def _check(response: Reply, last: bool) -> None:
@@ -86,7 +87,8 @@ class SyncTransport:
 
     `http` may be an `httpx.Client` or one shaped like it (Starlette's TestClient); without one, a
     client on `base_url` is made and closed with this one. Writes carry an Idempotency-Key, so a
-    write retried after a lost answer or a 503 is done once.
+    write retried after a lost answer or a 503 is done once; `idempotency=False` sends none (a
+    bench timing the write alone, not the key's claim) and then sends each write once.
     """
 
     def __init__(
@@ -98,18 +100,20 @@ class SyncTransport:
         http: Http | None = None,
         timeout: float = 60.0,
         retries: int = 2,
+        idempotency: bool = True,
     ):
         self.key = key
         self.on_behalf_of = on_behalf_of
         self.retries = retries
+        self.idempotency = idempotency
         self._owned = http is None
         self.http: Http = http if http is not None else httpx.Client(base_url=base_url, timeout=timeout)
 
     def send(self, call: Call[T]) -> T:
         """The call's answer as its model; a refusal raises the chapter's error as an exception."""
-        headers = _headers(self.key, self.on_behalf_of, call)
+        headers = _headers(self.key, self.on_behalf_of, call, self.idempotency)
         upload, download = source(call.upload), sink(call.download)
-        tries = _tries(self.retries, upload)
+        tries = _tries(self.retries, call, self.idempotency, upload)
         for attempt in range(tries):
             last = attempt == tries - 1
             try:
@@ -180,10 +184,12 @@ class AsyncTransport:
         http: AsyncHttp | None = None,
         timeout: float = 60.0,
         retries: int = 2,
+        idempotency: bool = True,
     ):
         self.key = key
         self.on_behalf_of = on_behalf_of
         self.retries = retries
+        self.idempotency = idempotency
         self._owned = http is None
         self.http: AsyncHttp = (
             http if http is not None else httpx.AsyncClient(base_url=base_url, timeout=timeout)
@@ -191,9 +197,9 @@ class AsyncTransport:
 
     async def send(self, call: Call[T]) -> T:
         """The call's answer as its model; a refusal raises the chapter's error as an exception."""
-        headers = _headers(self.key, self.on_behalf_of, call)
+        headers = _headers(self.key, self.on_behalf_of, call, self.idempotency)
         upload, download = source(call.upload), sink(call.download)
-        tries = _tries(self.retries, upload)
+        tries = _tries(self.retries, call, self.idempotency, upload)
         for attempt in range(tries):
             last = attempt == tries - 1
             try:
