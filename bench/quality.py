@@ -39,6 +39,7 @@ from bench.quality_data import Conversation, Question, Turn
 from bench.report import on_neo4j, report
 from bench.service import bench_settings
 from provider.api.app import create_app
+from provider.client import MemoryClient
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, onnx_embedder
 from provider.model_files import MODELS
@@ -76,43 +77,43 @@ def summary(samples: list[float]) -> dict[str, float]:
 
 
 class Session:
-    """One member's key on the in-process app, and the Neo4j driver the floor is measured with."""
+    """One member's key on the in-process app, and the Neo4j driver the floor is measured with.
+
+    Calls go through the typed client: one request each, as a raw post would be, and writes without
+    an Idempotency-Key, so a timed remember is the write alone (no key claimed beside it).
+    """
 
     def __init__(self, client: TestClient, target: Neo4jTarget, embedder: OnnxEmbedder, admin_key: str):
-        self.client = client
         self.embedder = embedder
         self.driver = GraphDatabase.driver(target.uri, auth=(target.user, target.password))
-        admin = {"Authorization": f"Bearer {admin_key}"}
-        member = client.post("/v1/admin/members", json={"type": "agent", "name": "quality"}, headers=admin)
-        key = client.post(
-            f"/v1/admin/members/{member.json()['id']}/keys", json={"server": False}, headers=admin
-        )
-        self.headers = {"Authorization": f"Bearer {key.json()['key']}"}
+        with MemoryClient(http=client, key=admin_key) as operator:
+            member = operator.create_member("agent", "quality")
+            self.key = operator.issue_key(member.id).key
+        self.use(client)
         self.speaker_in_text = False
 
-    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        response = self.client.post(path, json=body, headers=self.headers)
-        if response.status_code != 200:
-            raise SystemExit(f"bench: {path} {response.status_code} {response.text}")
-        answer: dict[str, Any] = response.json()
-        return answer
+    def use(self, client: TestClient) -> None:
+        """Speak to this app from now on (each settings variant is an app of its own)."""
+        self.memory = MemoryClient(http=client, key=self.key, idempotency=False)
 
     def remember(self, conversation: Conversation) -> tuple[str, list[float], list[float]]:
         """The first SINGLE turns one remember each (timed, and their embedding alone timed beside),
         the rest observed OBSERVE_BATCH at a time."""
-        memory_id = self.post("/v1/memories", {"name": f"quality {conversation.name}"})["id"]
+        memory_id = self.memory.create_memory(f"quality {conversation.name}").id
         bodies = [episode(turn, self.speaker_in_text) for turn in conversation.turns]
         timings, embeddings = [], []
         for body in bodies[:SINGLE]:
+            when = body.get("time", {}).get("valid_from")
             began = time.perf_counter()
-            self.post(f"/v1/memories/{memory_id}/records", {"type": "episode", **body})
+            self.memory.remember(
+                memory_id, body["content"], type="episode", attributes=body["attributes"], valid_from=when
+            )
             timings.append((time.perf_counter() - began) * 1000)
             began = time.perf_counter()
             self.embedder.embed_sync([body["content"]])
             embeddings.append((time.perf_counter() - began) * 1000)
         for start in range(SINGLE, len(bodies), OBSERVE_BATCH):
-            batch = bodies[start : start + OBSERVE_BATCH]
-            self.post(f"/v1/memories/{memory_id}/observe", {"episodes": batch})
+            self.memory.observe(memory_id, bodies[start : start + OBSERVE_BATCH])
         return memory_id, timings, embeddings
 
     def floor(self, question: str) -> tuple[float, float]:
@@ -158,12 +159,12 @@ def ask(session: Session, memory_id: str, conversation: Conversation) -> dict[st
         for mode, signals in MODES.items():
             body: dict[str, Any] = {signal: question.text for signal in signals} | {"limit": 10}
             began = time.perf_counter()
-            answer = session.post(f"/v1/memories/{memory_id}/recall", body)
+            answer = session.memory.recall(memory_id, **body)
             latency[mode].append((time.perf_counter() - began) * 1000)
             kind = "answerable" if question.answerable else "unanswerable"
-            abstained[mode][kind].append(bool(answer["abstain"]))
+            abstained[mode][kind].append(answer.abstain)
             if question.answerable:
-                rows[mode].append(scores(question, answer["results"]))
+                rows[mode].append(scores(question, answer.wire()["results"]))
         embedding, raw = session.floor(question.text)
         latency["embedding"].append(embedding)
         latency["raw_index"].append(raw)
@@ -195,7 +196,7 @@ def ask_variants(
     out: dict[str, Any] = {}
     for variant, settings in variants.items():
         with TestClient(create_app(settings, embedder=session.embedder)) as client:
-            session.client = client
+            session.use(client)
             for name, memories in made.items():
                 parts = [ask(session, memory_id, conversation) for memory_id, conversation in memories]
                 out.setdefault(name, {})[variant] = merge(parts)
@@ -249,10 +250,10 @@ def run(
                     embeddings[name] += embedded
             asked = ask_variants(session, made, variants)
         finally:
-            session.client = client
+            session.use(client)
             for memories in made.values():
                 for memory_id, _ in memories:
-                    client.delete(f"/v1/memories/{memory_id}", headers=session.headers)
+                    session.memory.delete_memory(memory_id)
             session.driver.close()
     for name, conversations in sets.items():
         result["sets"][name] = {

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi.testclient import TestClient
 from neo4j import Driver, GraphDatabase, ManagedTransaction
@@ -32,6 +32,7 @@ from bench.embeddings import MODEL, percentile, sentences
 from bench.report import aligned, report
 from bench.service import bench_settings
 from provider.api.app import create_app
+from provider.client import MemoryClient, UhpError
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, SentenceTransformerEmbedder, configured_embedder
 from tests.neo4j_target import Neo4jTarget, provision
@@ -39,6 +40,7 @@ from tests.neo4j_target import Neo4jTarget, provision
 RESULTS = Path(__file__).resolve().parent / "results" / "records.json"
 # Issue 17: a remember's median at most this many times the floor's.
 TARGET_OVER_FLOOR = 1.5
+T = TypeVar("T")
 
 # A Record's kinds of index (cypher/schema_007_record_id, schema_009_record_embedding and
 # schema_010_record_words) on a throwaway label, so one write of the floor updates what a remember's does.
@@ -68,52 +70,42 @@ def summary(timings: Sequence[float]) -> dict[str, float]:
     }
 
 
-def timed(call: Callable[[], Any]) -> tuple[float, Any]:
-    """One call's wall time in milliseconds and its body; anything but 200 stops the run."""
+def timed(call: Callable[[], T]) -> tuple[float, T]:
+    """One call's wall time in milliseconds and its answer; a refusal stops the run."""
     began = time.perf_counter()
-    response = call()
-    elapsed = (time.perf_counter() - began) * 1000
-    if response.status_code != 200:
-        raise SystemExit(f"bench: {response.status_code} {response.text}")
-    return elapsed, response.json()
+    try:
+        answer = call()
+    except UhpError as refused:
+        raise SystemExit(f"bench: {refused}") from refused
+    return (time.perf_counter() - began) * 1000, answer
 
 
 class Bench:
-    """One member, one memory, and the three operations timed against it."""
+    """One member, one memory, and the three operations timed against it.
+
+    Through the typed client: one request per call, as before, and no Idempotency-Key, so a timed
+    write is the write alone (no key claimed in Neo4j beside it).
+    """
 
     def __init__(self, client: TestClient, admin_key: str):
-        self.client = client
-        admin = {"Authorization": f"Bearer {admin_key}"}
-        member = client.post("/v1/admin/members", json={"type": "agent", "name": "bench"}, headers=admin)
-        key = client.post(
-            f"/v1/admin/members/{member.json()['id']}/keys", json={"server": False}, headers=admin
-        )
-        self.headers = {"Authorization": f"Bearer {key.json()['key']}"}
-        memory = client.post(
-            "/v1/memories", json={"name": f"bench-{secrets.token_hex(4)}"}, headers=self.headers
-        )
-        self.memory_id: str = memory.json()["id"]
-        self.records = f"/v1/memories/{self.memory_id}/records"
+        with MemoryClient(http=client, key=admin_key) as operator:
+            member = operator.create_member("agent", "bench")
+            key = operator.issue_key(member.id)
+        self.memory = MemoryClient(http=client, key=key.key, idempotency=False)
+        self.memory_id = self.memory.create_memory(f"bench-{secrets.token_hex(4)}").id
 
     def remember(self, text: str) -> tuple[float, str]:
-        elapsed, body = timed(
-            lambda: self.client.post(
-                self.records, json={"type": "fact", "content": text}, headers=self.headers
-            )
-        )
-        return elapsed, str(body["id"])
+        elapsed, record = timed(lambda: self.memory.remember(self.memory_id, text, type="fact"))
+        return elapsed, record.id
 
     def get(self, record_id: str) -> float:
-        return timed(lambda: self.client.get(f"{self.records}/{record_id}", headers=self.headers))[0]
+        return timed(lambda: self.memory.get_record(self.memory_id, record_id))[0]
 
     def revise(self, record_id: str, text: str) -> float:
-        body = {"content": text}
-        return timed(
-            lambda: self.client.patch(f"{self.records}/{record_id}", json=body, headers=self.headers)
-        )[0]
+        return timed(lambda: self.memory.revise(self.memory_id, record_id, content=text))[0]
 
     def close(self) -> None:
-        self.client.delete(f"/v1/memories/{self.memory_id}", headers=self.headers)
+        self.memory.delete_memory(self.memory_id)
 
 
 class Floor:

@@ -29,9 +29,10 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from neo4j import AsyncGraphDatabase
@@ -43,6 +44,7 @@ from bench.neo4j_roundtrip import rss_mb
 from bench.observe import ASSISTANT, USER
 from bench.recall import RAW_INDEX, bodies
 from bench.report import report
+from provider.client import AsyncMemoryClient, UhpError
 from provider.config import Settings
 from provider.embeddings import configured_embedder
 from provider.models import Writer
@@ -56,6 +58,7 @@ WEIGHTS = {"remember": 35, "recall": 35, "revise": 12, "forget": 5, "observe": 1
 RECALL_MODES = {"query": 5, "fused": 3, "text": 2}
 FLOOR_CALLS = 40
 RSS_EVERY_S = 30.0
+T = TypeVar("T")
 
 
 @dataclass
@@ -83,7 +86,7 @@ class Tally:
 class Agent:
     """One member and its memory, with the records seeded there."""
 
-    headers: dict[str, str]
+    memory: AsyncMemoryClient
     memory_id: str
     records: list[str] = field(default_factory=list)
 
@@ -111,17 +114,17 @@ class Workload:
         """A fact, note or procedure (episodes come through observe, and are never revised)."""
         item = self.rng.choice(self.items)
         kind = "note" if item.type == "episode" else item.type
-        return {"type": kind, "content": item.text, "attributes": item.attributes}
+        return {"content": item.text, "about": {"type": kind, "attributes": item.attributes}}
 
     def recall(self) -> dict[str, Any]:
         return self.rng.choice(self.recalls[self.pick(RECALL_MODES)])
 
-    def episode(self) -> dict[str, Any]:
+    def episode(self) -> list[dict[str, Any]]:
         names = {"a": self.rng.choice(corpus.PEOPLE), "b": self.rng.choice(corpus.COMPANIES)}
         names["c"] = self.rng.choice(corpus.PLACES)
         turns = [("user", self.rng.choice(USER)), ("assistant", self.rng.choice(ASSISTANT))]
         content = [{"type": "text", "text": text.format(**names), "role": role} for role, text in turns]
-        return {"episodes": [{"content": content, "attributes": {"channel": "chat"}}]}
+        return [{"content": content, "attributes": {"channel": "chat"}}]
 
 
 class Soak:
@@ -132,43 +135,45 @@ class Soak:
         self.work = Workload(seed)
         self.tally = Tally()
 
-    async def call(self, op: str, method: str, path: str, agent: Agent, body: Any = None) -> Any:
-        headers = agent.headers | ({"Idempotency-Key": uuid.uuid4().hex} if method != "GET" else {})
+    async def call(self, op: str, request: Awaitable[T]) -> T | None:
+        """One timed request; a refusal or a lost answer is tallied by its status or its kind.
+
+        Through the typed client with no retry: one request per operation, as a raw one would be
+        (writes carry an Idempotency-Key, as before); its answer is read into its model in the time.
+        """
         began = time.perf_counter()
         try:
-            answer = await self.client.request(method, path, json=body, headers=headers)
+            answer = await request
+        except UhpError as refused:
+            self.tally.errors[op][str(refused.status)] += 1
+            return None
         except httpx.TransportError as e:
             self.tally.errors[op][type(e).__name__] += 1
             return None
-        elapsed = (time.perf_counter() - began) * 1000
-        if answer.status_code >= 300:
-            self.tally.errors[op][str(answer.status_code)] += 1
-            return None
-        self.tally.timings[op].append(elapsed)
-        return answer.json()
+        self.tally.timings[op].append((time.perf_counter() - began) * 1000)
+        return answer
 
     async def one(self, client: Client) -> None:
         """One operation, chosen by weight; revise and forget take a record this client holds."""
         op, agent = self.work.pick(WEIGHTS), client.agent
-        records = f"/v1/memories/{agent.memory_id}/records"
+        memory, memory_id = agent.memory, agent.memory_id
         if op in ("revise", "forget") and not client.records:
             op = "remember"
         if op == "remember":
-            made = await self.call(op, "POST", records, agent, self.work.record())
+            record = self.work.record()
+            made = await self.call(op, memory.remember(memory_id, record["content"], **record["about"]))
             if made:
-                client.records.append(str(made["id"]))
+                client.records.append(made.id)
         elif op == "recall":
-            await self.call(op, "POST", f"/v1/memories/{agent.memory_id}/recall", agent, self.work.recall())
+            await self.call(op, memory.recall(memory_id, **self.work.recall()))
         elif op == "revise":
             record_id = self.work.rng.choice(client.records)
-            await self.call(
-                op, "PATCH", f"{records}/{record_id}", agent, {"content": self.work.record()["content"]}
-            )
+            await self.call(op, memory.revise(memory_id, record_id, content=self.work.record()["content"]))
         elif op == "forget":
             record_id = client.records.pop(self.work.rng.randrange(len(client.records)))
-            await self.call(op, "DELETE", f"{records}/{record_id}", agent)
+            await self.call(op, memory.forget(memory_id, record_id))
         else:
-            await self.call(op, "POST", f"/v1/memories/{agent.memory_id}/observe", agent, self.work.episode())
+            await self.call(op, memory.observe(memory_id, self.work.episode()))
 
     async def client_loop(self, index: int, clients: int, until: float) -> None:
         """Client `index` of `clients`: its agent's seeded records are shared out, none held by two."""
@@ -182,25 +187,20 @@ class Soak:
 
 async def setup(client: httpx.AsyncClient, admin_key: str, work: Workload) -> list[Agent]:
     """AGENTS members, a memory each, SEEDED records in each (not timed)."""
-    admin = {"Authorization": f"Bearer {admin_key}"}
+    operator = AsyncMemoryClient(http=client, key=admin_key)
     agents = []
     for i in range(AGENTS):
-        member = (
-            await client.post("/v1/admin/members", json={"type": "agent", "name": f"soak {i}"}, headers=admin)
-        ).json()
-        key = (await client.post(f"/v1/admin/members/{member['id']}/keys", json={}, headers=admin)).json()
-        headers = {"Authorization": f"Bearer {key['key']}"}
-        memory = await client.post(
-            "/v1/memories", json={"name": f"soak-{secrets.token_hex(4)}"}, headers=headers
-        )
-        agents.append(Agent(headers=headers, memory_id=str(memory.json()["id"])))
+        member = await operator.create_member("agent", f"soak {i}")
+        key = await operator.issue_key(member.id)
+        memory = AsyncMemoryClient(http=client, key=key.key, retries=0)
+        made = await memory.create_memory(f"soak-{secrets.token_hex(4)}")
+        agents.append(Agent(memory=memory, memory_id=made.id))
 
     async def seed(agent: Agent) -> None:
         for _ in range(SEEDED):
-            made = await client.post(
-                f"/v1/memories/{agent.memory_id}/records", json=work.record(), headers=agent.headers
-            )
-            agent.records.append(str(made.json()["id"]))
+            record = work.record()
+            made = await agent.memory.remember(agent.memory_id, record["content"], **record["about"])
+            agent.records.append(made.id)
 
     await asyncio.gather(*(seed(a) for a in agents))
     return agents
@@ -264,7 +264,7 @@ async def soak(
         watcher.cancel()
         rss_end = rss_mb(pid) if pid else None
         for agent in runner.agents:
-            await client.delete(f"/v1/memories/{agent.memory_id}", headers=agent.headers)
+            await agent.memory.delete_memory(agent.memory_id)
     return {
         "clients": clients,
         "minutes": minutes,

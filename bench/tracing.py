@@ -28,6 +28,7 @@ from bench.report import aligned, report
 from bench.service import bench_settings
 from provider import tracing
 from provider.api.app import create_app
+from provider.client import MemoryClient
 from provider.embeddings import configured_embedder
 from tests.neo4j_target import provision
 
@@ -46,24 +47,23 @@ def exporters(otlp: str | None) -> dict[str, Callable[[], SpanExporter] | None]:
     return modes
 
 
-def seed(client: TestClient, admin_key: str, records: int) -> tuple[dict[str, str], str]:
-    admin = {"Authorization": f"Bearer {admin_key}"}
-    member = client.post("/v1/admin/members", json={"type": "agent", "name": "bench"}, headers=admin).json()
-    key = client.post(f"/v1/admin/members/{member['id']}/keys", json={"server": False}, headers=admin).json()
-    headers = {"Authorization": f"Bearer {key['key']}"}
-    memory = client.post("/v1/memories", json={"name": "bench-tracing"}, headers=headers).json()["id"]
+def seed(client: TestClient, admin_key: str, records: int) -> tuple[MemoryClient, str]:
+    """A member's typed client (writes unkeyed, as a bench's raw posts were) and its filled memory."""
+    with MemoryClient(http=client, key=admin_key) as operator:
+        member = operator.create_member("agent", "bench")
+        key = operator.issue_key(member.id)
+    memory = MemoryClient(http=client, key=key.key, idempotency=False)
+    memory_id = memory.create_memory("bench-tracing").id
     for i in range(records):
         topic = TOPICS[i % len(TOPICS)]
-        body = {"type": "fact", "content": f"Visit {i} to the {topic} noted detail number {i * 7}."}
-        assert client.post(f"/v1/memories/{memory}/records", json=body, headers=headers).status_code == 200
-    return headers, memory
+        memory.remember(memory_id, f"Visit {i} to the {topic} noted detail number {i * 7}.", type="fact")
+    return memory, memory_id
 
 
 def measure(
     client: TestClient, admin_key: str, records: int, blocks: int, otlp: str | None
 ) -> dict[str, Any]:
-    headers, memory = seed(client, admin_key, records)
-    url = f"/v1/memories/{memory}/recall"
+    memory, memory_id = seed(client, admin_key, records)
     modes = exporters(otlp)
     timings: dict[str, list[float]] = {mode: [] for mode in modes}
     spans = 0
@@ -75,16 +75,16 @@ def measure(
                     tracing.install(exporter)
                 try:
                     for i in range(BLOCK):
-                        body = {"query": f"what happened at the {TOPICS[(block + i) % len(TOPICS)]}"}
-                        began = time.perf_counter()
-                        assert client.post(url, json=body, headers=headers).status_code == 200
+                        question = f"what happened at the {TOPICS[(block + i) % len(TOPICS)]}"
+                        began = time.perf_counter()  # one request, as a raw post: no extra round trip
+                        memory.recall(memory_id, query=question)
                         timings[mode].append((time.perf_counter() - began) * 1000)
                 finally:
                     tracing.shutdown()
                 if isinstance(exporter, InMemorySpanExporter):
                     spans = len(exporter.get_finished_spans()) // BLOCK
     finally:
-        client.delete(f"/v1/memories/{memory}", headers=headers)
+        memory.delete_memory(memory_id)
     return {
         "records": records,
         "requests_per_mode": blocks * BLOCK,

@@ -15,10 +15,9 @@ from provider.cli_import import BulkImporter
 from provider.config import Settings
 from provider.embeddings import Embedder, configured_embedder
 from provider.errors import MemberNotFoundError, ProviderError
-from provider.models import Caller
+from provider.models import ArchiveCounts, Caller
 from provider.protocol.answers.archive import RestoredOut
 from provider.protocol.wire import use_limits
-from provider.services.archive.format import Counts
 from provider.services.records.reembed import Reembedder
 from provider.store.driver import Neo4jStore
 from provider.store.schema import apply_schema, rebuild_vector_index
@@ -89,12 +88,12 @@ def reembed(settings: Settings, memory_id: str, principal: str, *, rebuild_index
     return asyncio.run(_with_services(settings, work))
 
 
-def _progress(verb: str) -> Callable[[Counts], None]:
+def _progress(verb: str) -> Callable[[ArchiveCounts], None]:
     """A progress line on stderr, at most twice a second, so a long run shows it is moving."""
     started = time.monotonic()
     shown = [0.0]
 
-    def show(counts: Counts) -> None:
+    def show(counts: ArchiveCounts) -> None:
         now = time.monotonic()
         if now - shown[0] < 0.5:
             return

@@ -510,3 +510,27 @@ class RestoredRecord:
     words: list[str]
     vectors: list[list[float] | None]
     created_at: int
+
+
+@dataclass
+class ArchiveCounts:
+    """What an archive holds, as its manifest counts it (and a run's progress shows it)."""
+
+    memories: int = 0
+    records: int = 0
+    versions: int = 0
+    snapshots: int = 0
+    grants: int = 0
+    files: int = 0
+    file_bytes: int = 0
+
+
+@dataclass
+class RestoreSummary:
+    """What a restore wrote (`created`) and found there already, identical (`present`)."""
+
+    memory_id: str
+    root: str
+    created: ArchiveCounts = field(default_factory=ArchiveCounts)
+    present: ArchiveCounts = field(default_factory=ArchiveCounts)
+    withheld: bool = False

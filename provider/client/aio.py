@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from provider.client import routes
+from provider.client.call import Stream
 from provider.client.transport import AsyncTransport
 from provider.protocol.answers.admin import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, RotatedKeyOut
+from provider.protocol.answers.archive import RestoredOut
 from provider.protocol.answers.lifecycle import (
     ConsolidationListOut,
     ConsolidationOut,
@@ -278,6 +280,16 @@ class AsyncMemoryClient(AsyncTransport):
     ) -> QueryRowsOut | QueryRecordsOut:
         """`POST /v1/memories/{id}/queries/{name}`: params checked against the query's schema."""
         return await self.send(routes.run_query(memory_id, name, params=params))
+
+    async def export(self, memory_id: str, into: Stream) -> int:
+        """`GET /v1/memories/{id}/export`: the subtree's tar, streamed into a path or file; its size."""
+        return await self.send(routes.export(memory_id, into))
+
+    async def restore(
+        self, memory_id: str, archive: Stream, *, grants: bool | None = None, embed: bool | None = None
+    ) -> RestoredOut:
+        """`POST /v1/memories/{id}/restore`: an export streamed from a path or file, below the memory."""
+        return await self.send(routes.restore(memory_id, archive, grants=grants, embed=embed))
 
     async def create_member(self, type: Literal["human", "agent"], name: str) -> PrincipalOut:
         """`POST /v1/admin/members`."""

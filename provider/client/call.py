@@ -7,12 +7,14 @@ both.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import IO, Any, Generic, TypeVar
 from urllib.parse import quote
 
 T = TypeVar("T")
+Stream = str | os.PathLike[str] | IO[bytes]  # a path, or a binary file opened by the caller
 
 
 def path(template: str, *parts: str) -> str:
@@ -30,7 +32,8 @@ class Call(Generic[T]):
     """A request and the reader of its answer.
 
     `write` calls carry an Idempotency-Key, made once per call and sent again on each retry, so a
-    retried write is done once.
+    retried write is done once. `upload` and `download` stream a large body from or to a file
+    without holding it in memory (an export's tar).
     """
 
     method: str
@@ -43,3 +46,5 @@ class Call(Generic[T]):
     data: dict[str, str] | None = None
     raw: bool = False  # the answer is bytes (a file part's content), not JSON
     headers: dict[str, str] = field(default_factory=dict)
+    upload: Stream | None = None  # the body, read from here in chunks
+    download: Stream | None = None  # the answer's body, written here in chunks; `read` gets its size

@@ -11,9 +11,11 @@ import re
 import shutil
 import subprocess
 import sys
+import types
+import typing
 from pathlib import Path
 
-from provider.client import routes
+from provider.client import call, routes
 from provider.protocol.answers import shapes
 
 HERE = Path(__file__).resolve().parent
@@ -22,6 +24,7 @@ CLASSES = {
     "aio.py": ("AsyncMemoryClient", "AsyncTransport", "async ", "await self.send"),
 }
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+UNIONS = (typing.Union, types.UnionType)
 BUILTIN = {"str", "int", "bool", "float", "bytes", "dict", "list", "None", "Any", "Literal", "Call"}
 
 
@@ -72,15 +75,17 @@ def _method(name: str, signature: inspect.Signature, doc: str, prefix: str, send
     )
 
 
-def _imports(text: str) -> str:
-    """An import for each answer model the annotations name, from the module that defines it."""
-    by_module: dict[str, set[str]] = {}
+def _imports(text: str, base: str) -> str:
+    """The base class, and an import for each model or alias the annotations name, from its module."""
+    by_module: dict[str, set[str]] = {"provider.client.transport": {base}}
     for name in set(NAME.findall(text)) - BUILTIN:
         value = getattr(routes, name, None)
         if inspect.isclass(value) and value.__module__.startswith("provider.protocol"):
             by_module.setdefault(value.__module__, set()).add(name)
         elif name in vars(shapes):  # an alias such as Privilege
             by_module.setdefault(shapes.__name__, set()).add(name)
+        elif typing.get_origin(vars(call).get(name)) in UNIONS:  # the client's own alias, Stream
+            by_module.setdefault(call.__name__, set()).add(name)
     return "".join(f"from {m} import {', '.join(sorted(names))}\n" for m, names in sorted(by_module.items()))
 
 
@@ -102,8 +107,7 @@ def render(filename: str) -> str:
         f'"""The {kind} client, one method per route; made by `python -m provider.client.generate`."""\n\n'
         "from __future__ import annotations\n\n"
         "from typing import Any, Literal\n\n"
-        "from provider.client import routes\n"
-        f"from provider.client.transport import {base}\n" + _imports(methods) + "\n\n"
+        "from provider.client import routes\n" + _imports(methods, base) + "\n\n"
         f"class {cls}({base}):\n"
         f'    """Typed {kind} access to every route of the chapter and the admin surface."""\n\n' + methods
     )

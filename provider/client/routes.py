@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from provider.client.call import Call, given, path
+from provider.client.call import Call, Stream, given, path
 from provider.protocol.answers.admin import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, RotatedKeyOut
+from provider.protocol.answers.archive import RestoredOut
 from provider.protocol.answers.lifecycle import (
     ConsolidationListOut,
     ConsolidationOut,
@@ -49,6 +50,7 @@ from provider.protocol.answers.types import TypeListOut
 
 MEMORY = "/v1/memories/{}"
 RECORD = "/v1/memories/{}/records/{}"
+TAR = "application/x-tar"
 
 
 def _query_answer(payload: Any) -> QueryRowsOut | QueryRecordsOut:
@@ -354,6 +356,34 @@ def run_query(
     """`POST /v1/memories/{id}/queries/{name}`: params checked against the query's schema."""
     body = {"params": params or {}}
     return Call("POST", path(MEMORY + "/queries/{}", memory_id, name), _query_answer, body=body)
+
+
+# -- export and restore ------------------------------------------------------------------------
+
+
+def export(memory_id: str, into: Stream) -> Call[int]:
+    """`GET /v1/memories/{id}/export`: the subtree's tar, streamed into a path or file; its size."""
+    return Call("GET", path(MEMORY + "/export", memory_id), int, download=into)
+
+
+def restore(
+    memory_id: str, archive: Stream, *, grants: bool | None = None, embed: bool | None = None
+) -> Call[RestoredOut]:
+    """`POST /v1/memories/{id}/restore`: an export streamed from a path or file, below the memory.
+
+    `embed=True` embeds every version again instead of keeping the vectors the archive carries.
+    """
+    # No Idempotency-Key: the route is safe to send again (a retry finds everything present).
+    url = path(MEMORY + "/restore", memory_id)
+    headers = {"Content-Type": TAR}
+    return Call(
+        "POST",
+        url,
+        RestoredOut.model_validate,
+        params=given(grants=grants, embed=embed),
+        upload=archive,
+        headers=headers,
+    )
 
 
 # -- admin (the admin key) ---------------------------------------------------------------------

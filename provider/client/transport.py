@@ -3,94 +3,67 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, Protocol, Self, TypeVar
+from typing import Any, Self, TypeVar
 
 import httpx
 
 from provider.client import routes
 from provider.client.call import Call
 from provider.client.errors import refusal
+from provider.client.shapes import LOST, AsyncHttp, Http, Reply
+from provider.client.streams import CHUNK, Sink, Source, sink, source
 from provider.protocol.answers.records import RecordOut
 from provider.protocol.answers.tree import MemoryOut
 
 T = TypeVar("T")
 RETRIED = frozenset({502, 503, 504})  # the store or a proxy could not answer now; a retry may succeed
 IDEMPOTENCY = "Idempotency-Key"
-LOST: tuple[type[Exception], ...] = (httpx.TransportError,)  # the request or its answer went missing
-with contextlib.suppress(ImportError):  # Starlette's TestClient speaks httpx2, httpx's fork
-    import httpx2
-
-    LOST = (httpx.TransportError, httpx2.TransportError)
 
 
-class Reply(Protocol):
-    """What the client reads of an answer: httpx's Response, or any with the same three members."""
-
-    @property
-    def status_code(self) -> int: ...
-
-    @property
-    def content(self) -> bytes: ...
-
-    def json(self) -> Any: ...
+class Again(Exception):
+    """A 502/503/504 that a later attempt may get past."""
 
 
-class Http(Protocol):
-    """A synchronous HTTP client: `httpx.Client`, or one shaped like it (Starlette's TestClient)."""
-
-    def request(
-        self,
-        method: str,
-        url: str,
-        *,
-        params: Any = ...,
-        headers: Any = ...,
-        json: Any = ...,
-        files: Any = ...,
-        data: Any = ...,
-    ) -> Reply: ...
-
-    def close(self) -> None: ...
+RETRYABLE: tuple[type[Exception], ...] = (*LOST, Again)
 
 
-class AsyncHttp(Protocol):
-    """An asynchronous HTTP client: `httpx.AsyncClient`, or one shaped like it."""
-
-    async def request(
-        self,
-        method: str,
-        url: str,
-        *,
-        params: Any = ...,
-        headers: Any = ...,
-        json: Any = ...,
-        files: Any = ...,
-        data: Any = ...,
-    ) -> Reply: ...
-
-    async def aclose(self) -> None: ...
-
-
-def _headers(key: str | None, on_behalf_of: str | None, call: Call[Any]) -> dict[str, str]:
+def _headers(key: str | None, on_behalf_of: str | None, call: Call[Any], keyed: bool) -> dict[str, str]:
     headers = dict(call.headers)
     if key:
         headers["Authorization"] = f"Bearer {key}"
     if on_behalf_of:
         headers["UHP-On-Behalf-Of"] = on_behalf_of
-    if call.write:  # made once per call, so every retry of it carries the same key
+    if call.write and keyed:  # made once per call, so every retry of it carries the same key
         headers[IDEMPOTENCY] = uuid.uuid4().hex
     return headers
 
 
-def _body(call: Call[Any]) -> dict[str, Any]:
-    """The keywords for the call's body: JSON, or a multipart form."""
+def _body(call: Call[Any], content: Any) -> dict[str, Any]:
+    """The keywords for the call's body: JSON, a multipart form, or chunks read from a file."""
+    if content is not None:
+        return {"content": content, "json": None, "files": None, "data": None}
     if call.files is not None:
         return {"json": None, "files": call.files, "data": call.data}
     return {"json": call.body, "files": None, "data": None}
+
+
+def _tries(retries: int, call: Call[Any], keyed: bool, upload: Source | None) -> int:
+    """A write without an Idempotency-Key, or an upload that cannot be read again, is sent once."""
+    once = (call.write and not keyed) or (upload is not None and not upload.repeatable)
+    return 1 if once else retries + 1
+
+
+def _check(response: Reply, last: bool) -> None:
+    if response.status_code in RETRIED and not last:
+        raise Again
+
+
+def _fatal(last: bool, download: Sink | None) -> bool:
+    """No attempt is left, or part of a download is written already (a retry would write it twice)."""
+    return last or (download is not None and download.written > 0)
 
 
 def _answer(call: Call[T], response: Reply) -> T:
@@ -114,7 +87,8 @@ class SyncTransport:
 
     `http` may be an `httpx.Client` or one shaped like it (Starlette's TestClient); without one, a
     client on `base_url` is made and closed with this one. Writes carry an Idempotency-Key, so a
-    write retried after a lost answer or a 503 is done once.
+    write retried after a lost answer or a 503 is done once; `idempotency=False` sends none (a
+    bench timing the write alone, not the key's claim) and then sends each write once.
     """
 
     def __init__(
@@ -126,32 +100,46 @@ class SyncTransport:
         http: Http | None = None,
         timeout: float = 60.0,
         retries: int = 2,
+        idempotency: bool = True,
     ):
         self.key = key
         self.on_behalf_of = on_behalf_of
         self.retries = retries
+        self.idempotency = idempotency
         self._owned = http is None
         self.http: Http = http if http is not None else httpx.Client(base_url=base_url, timeout=timeout)
 
     def send(self, call: Call[T]) -> T:
         """The call's answer as its model; a refusal raises the chapter's error as an exception."""
-        headers = _headers(self.key, self.on_behalf_of, call)
-        for attempt in range(self.retries + 1):
-            last = attempt == self.retries
+        headers = _headers(self.key, self.on_behalf_of, call, self.idempotency)
+        upload, download = source(call.upload), sink(call.download)
+        tries = _tries(self.retries, call, self.idempotency, upload)
+        for attempt in range(tries):
+            last = attempt == tries - 1
             try:
+                if download is not None:
+                    return self._receive(call, headers, download, last)
+                content = upload.chunks() if upload is not None else None
+                body = _body(call, content)
                 response = self.http.request(
-                    call.method, call.path, params=call.params or None, headers=headers, **_body(call)
+                    call.method, call.path, params=call.params or None, headers=headers, **body
                 )
-            except LOST:
-                if last:
+                _check(response, last)
+                return _answer(call, response)
+            except RETRYABLE:
+                if _fatal(last, download):
                     raise
                 time.sleep(_pause(attempt))
-                continue
-            if response.status_code in RETRIED and not last:
-                time.sleep(_pause(attempt))
-                continue
-            return _answer(call, response)
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _receive(self, call: Call[T], headers: dict[str, str], download: Sink, last: bool) -> T:
+        """A download: a refusal is read whole, an answer poured into the sink chunk by chunk."""
+        with self.http.stream(call.method, call.path, params=call.params or None, headers=headers) as answer:
+            _check(answer, last)
+            if answer.status_code >= 400:
+                answer.read()
+                return _answer(call, answer)
+            return call.read(download.pour(answer.iter_bytes(CHUNK)))
 
     def iter_memories(self, **listing: Any) -> Iterator[MemoryOut]:
         """Every memory of a listing (`parent`, `ancestor`, `granted`), page after page."""
@@ -196,10 +184,12 @@ class AsyncTransport:
         http: AsyncHttp | None = None,
         timeout: float = 60.0,
         retries: int = 2,
+        idempotency: bool = True,
     ):
         self.key = key
         self.on_behalf_of = on_behalf_of
         self.retries = retries
+        self.idempotency = idempotency
         self._owned = http is None
         self.http: AsyncHttp = (
             http if http is not None else httpx.AsyncClient(base_url=base_url, timeout=timeout)
@@ -207,23 +197,36 @@ class AsyncTransport:
 
     async def send(self, call: Call[T]) -> T:
         """The call's answer as its model; a refusal raises the chapter's error as an exception."""
-        headers = _headers(self.key, self.on_behalf_of, call)
-        for attempt in range(self.retries + 1):
-            last = attempt == self.retries
+        headers = _headers(self.key, self.on_behalf_of, call, self.idempotency)
+        upload, download = source(call.upload), sink(call.download)
+        tries = _tries(self.retries, call, self.idempotency, upload)
+        for attempt in range(tries):
+            last = attempt == tries - 1
             try:
+                if download is not None:
+                    return await self._receive(call, headers, download, last)
+                content = upload.achunks() if upload is not None else None
+                body = _body(call, content)
                 response = await self.http.request(
-                    call.method, call.path, params=call.params or None, headers=headers, **_body(call)
+                    call.method, call.path, params=call.params or None, headers=headers, **body
                 )
-            except LOST:
-                if last:
+                _check(response, last)
+                return _answer(call, response)
+            except RETRYABLE:
+                if _fatal(last, download):
                     raise
                 await asyncio.sleep(_pause(attempt))
-                continue
-            if response.status_code in RETRIED and not last:
-                await asyncio.sleep(_pause(attempt))
-                continue
-            return _answer(call, response)
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def _receive(self, call: Call[T], headers: dict[str, str], download: Sink, last: bool) -> T:
+        """A download: a refusal is read whole, an answer poured into the sink chunk by chunk."""
+        stream = self.http.stream(call.method, call.path, params=call.params or None, headers=headers)
+        async with stream as answer:
+            _check(answer, last)
+            if answer.status_code >= 400:
+                await answer.aread()
+                return _answer(call, answer)
+            return call.read(await download.apour(answer.aiter_bytes(CHUNK)))
 
     async def iter_memories(self, **listing: Any) -> AsyncIterator[MemoryOut]:
         """Every memory of a listing (`parent`, `ancestor`, `granted`), page after page."""

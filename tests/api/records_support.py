@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import uuid
 from datetime import datetime, timedelta
@@ -9,7 +10,9 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from provider.client import MemoryClient, NotFoundError
 from provider.models import Caller
+from provider.protocol.answers.shapes import Privilege
 from tests.conftest import Member
 from tests.support import Reply as Reply
 from tests.support import ok as ok
@@ -52,16 +55,19 @@ class Lab:
         self.client = client
         self.made: list[tuple[str, Member]] = []
 
+    def typed(self, who: Member) -> MemoryClient:
+        """The typed client with the member's key, for setting up what a test reads over raw HTTP."""
+        return MemoryClient(http=self.client, key=who.key)
+
     def memory(self, who: Member, **fields: Any) -> str:
         """A new memory's id."""
-        body = ok(self.client.post("/v1/memories", json={"name": tag(), **fields}, headers=who.headers))
-        self.made.append((body["id"], who))
-        return str(body["id"])
+        made = self.typed(who).create_memory(tag(), **fields)
+        self.made.append((made.id, who))
+        return made.id
 
-    def grant(self, who: Member, memory_id: str, to: Member, *privileges: str) -> None:
+    def grant(self, who: Member, memory_id: str, to: Member, *privileges: Privilege) -> None:
         """Gives `to` these privileges on the memory."""
-        body = {"principal": to.principal, "privileges": list(privileges)}
-        ok(self.client.post(f"/v1/memories/{memory_id}/grants", json=body, headers=who.headers))
+        self.typed(who).create_grant(memory_id, to.principal, list(privileges))
 
     def post(self, who: Member, memory_id: str, body: Any) -> Reply:
         """POST .../records as is."""
@@ -122,8 +128,8 @@ class Lab:
     def cleanup(self) -> None:
         """Deletes what this test made; a memory already gone is fine."""
         for memory_id, who in reversed(self.made):
-            response = self.client.delete(f"/v1/memories/{memory_id}", headers=who.headers)
-            assert response.status_code in (200, 404), response.text
+            with contextlib.suppress(NotFoundError):
+                self.typed(who).delete_memory(memory_id)
 
 
 def caller_of(who: Member) -> Caller:

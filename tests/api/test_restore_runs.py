@@ -22,7 +22,7 @@ from provider.api.app import create_app
 from provider.api.idempotency import Idempotency
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
-from provider.services.archive.format import Counts
+from provider.models import ArchiveCounts
 from tests.api.export_support import Tree, build, exported, readback, restore, rewritten
 from tests.api.records_support import Lab, assert_error, caller_of, ok
 from tests.conftest import Member
@@ -146,7 +146,7 @@ def test_a_restore_cut_off_part_way_completes_on_the_next_run_without_duplicates
     path.write_bytes(archive)
     service = lab.client.app.state.services.restore  # type: ignore[attr-defined]
 
-    def crash(counts: Counts) -> None:
+    def crash(counts: ArchiveCounts) -> None:
         if counts.records:
             raise Interrupted
 

@@ -7,6 +7,10 @@ the real model.
 
 from __future__ import annotations
 
+import io
+import tarfile
+from pathlib import Path
+
 import httpx
 import pytest
 from fastapi.testclient import TestClient
@@ -18,6 +22,7 @@ from provider.client import (
     MemoryClient,
     NotFoundError,
 )
+from provider.protocol.answers.archive import RestoredOut
 from provider.protocol.answers.queries import QueryRowsOut
 from provider.protocol.answers.records import RecordOut
 from tests.conftest import Admin, Member
@@ -124,3 +129,73 @@ def test_the_admin_surface_is_typed(client: TestClient, admin: Admin) -> None:
         assert [k.id for k in operator.list_keys(made.id).data] == [issued.id]
         rotated = operator.rotate_key(made.id, issued.id)
         assert rotated.previous.id == issued.id and rotated.key != issued.key
+
+
+def test_an_export_streams_to_a_file_and_restores_elsewhere(
+    client: TestClient, alice: Member, tmp_path: Path
+) -> None:
+    with MemoryClient(http=client, key=alice.key) as memory:
+        home = memory.create_memory("to move")
+        kept = memory.remember(home.id, FACT, title="keeper")
+        archive = tmp_path / "home.tar"
+        size = memory.export(home.id, archive)
+        assert size == archive.stat().st_size > 0 and tarfile.is_tarfile(archive)
+        held = io.BytesIO()
+        assert memory.export(home.id, held) == size  # into a file the caller opened, too
+        memory.delete_memory(home.id)
+        target = memory.create_memory("new home")
+        restored = memory.restore(target.id, archive)
+        assert isinstance(restored, RestoredOut) and restored.root == home.id
+        assert restored.created.records == 1 and restored.present.records == 0
+        assert memory.get_memory(home.id).parent_id == target.id
+        assert memory.get_record(home.id, kept.id).title == "keeper"
+        held.seek(0)
+        again = memory.restore(target.id, held)  # safe to send again: everything is found present
+        assert again.present.records == 1 and again.created.records == 0
+
+
+def test_a_restore_sends_no_idempotency_key(client: TestClient, alice: Member, tmp_path: Path) -> None:
+    seen: list[httpx.Headers] = []
+
+    def deliver(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers)
+        answer = client.request(
+            request.method, str(request.url), headers=request.headers, content=request.read()
+        )
+        return httpx.Response(answer.status_code, headers=answer.headers, content=answer.content)
+
+    recording = httpx.Client(transport=httpx.MockTransport(deliver), base_url="http://testserver")
+    with MemoryClient(http=recording, key=alice.key) as memory:
+        home = memory.create_memory("moved once")
+        memory.remember(home.id, FACT)
+        archive = tmp_path / "once.tar"
+        memory.export(home.id, archive)
+        memory.delete_memory(home.id)
+        answer = memory.restore(memory.create_memory("its new home").id, archive)
+    assert answer.created.records == 1
+    restore = seen[-1]
+    assert restore["content-type"] == "application/x-tar" and "idempotency-key" not in restore
+
+
+def test_the_async_client_streams_an_export_and_a_restore(
+    client: TestClient, alice: Member, tmp_path: Path
+) -> None:
+    archive = tmp_path / "async.tar"
+
+    async def session() -> tuple[str, str]:
+        transport = httpx.ASGITransport(app=client.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            memory = AsyncMemoryClient(http=http, key=alice.key)
+            home = await memory.create_memory("async move")
+            kept = await memory.remember(home.id, FACT)
+            assert await memory.export(home.id, archive) == archive.stat().st_size
+            await memory.delete_memory(home.id)
+            target = await memory.create_memory("async new home")
+            with archive.open("rb") as body:
+                restored = await memory.restore(target.id, body)
+            assert restored.created.records == 1
+            return kept.id, (await memory.get_record(home.id, kept.id)).id
+
+    assert client.portal is not None
+    kept, read = client.portal.call(session)
+    assert read == kept

@@ -7,9 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
+from provider.models import ArchiveCounts, RestoreSummary
 from provider.protocol.answers.shapes import Answer
-from provider.services.archive.format import Counts
-from provider.services.archive.restore import RestoreSummary
 
 
 class ArchiveCountsOut(Answer):
@@ -24,7 +23,7 @@ class ArchiveCountsOut(Answer):
     file_bytes: int
 
     @classmethod
-    def from_domain(cls, counts: Counts) -> ArchiveCountsOut:
+    def from_domain(cls, counts: ArchiveCounts) -> ArchiveCountsOut:
         return cls(**asdict(counts))
 
 

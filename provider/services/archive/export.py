@@ -16,14 +16,13 @@ from typing import Any
 from provider import access, ids
 from provider.blobs import CHUNK_BYTES, BlobStore
 from provider.errors import FileNotFoundInStoreError, MemoryNotFoundError
-from provider.models import Caller
+from provider.models import ArchiveCounts, Caller
 from provider.services.archive.format import (
     END_OF_ARCHIVE,
     FORMAT,
     FORMAT_MEMBER,
     FORMAT_VERSION,
     MANIFEST_MEMBER,
-    Counts,
     Manifest,
     header,
     jsonl,
@@ -34,7 +33,7 @@ from provider.services.archive.format import (
 from provider.services.tree.memories import TreeService
 from provider.store.archive import Neo4jArchiveStore
 
-Progress = Callable[[Counts], None]
+Progress = Callable[[ArchiveCounts], None]
 
 
 def exported_tree(reach: access.Reach) -> tuple[list[tuple[str, str | None]], bool]:
@@ -66,7 +65,7 @@ class ExportPlan:
     page: int
     model: str
     progress: Progress | None = None
-    counts: Counts = field(default_factory=Counts)
+    counts: ArchiveCounts = field(default_factory=ArchiveCounts)
 
     async def stream(self) -> AsyncIterator[bytes]:
         """The tar, member by member; the manifest goes last, with every member's checksum."""

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from provider.errors import MemoryInvalidError
-from provider.models import RecordVersion, Writer
+from provider.models import ArchiveCounts, RecordVersion, Writer
 
 FORMAT = "uhp-memory-archive"
 FORMAT_VERSION = 1
@@ -93,26 +93,13 @@ def invalid(message: str) -> MemoryInvalidError:
 
 
 @dataclass
-class Counts:
-    """What an archive holds, as its manifest counts it (and a run's progress shows it)."""
-
-    memories: int = 0
-    records: int = 0
-    versions: int = 0
-    snapshots: int = 0
-    grants: int = 0
-    files: int = 0
-    file_bytes: int = 0
-
-
-@dataclass
 class Manifest:
     """The last member: format, counts, whether something was left out, and each member's sha256."""
 
     root: str
     exported_at: int
     exported_by: str
-    counts: Counts = field(default_factory=Counts)
+    counts: ArchiveCounts = field(default_factory=ArchiveCounts)
     withheld: bool = False
     grants_included: bool = False
     members: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -136,7 +123,7 @@ def manifest_of(raw: bytes) -> Manifest:
             root=str(body["root"]),
             exported_at=int(body["exported_at"]),
             exported_by=str(body["exported_by"]),
-            counts=Counts(**body["counts"]),
+            counts=ArchiveCounts(**body["counts"]),
             withheld=bool(body["withheld"]),
             grants_included=bool(body["grants_included"]),
             members=dict(body["members"]),

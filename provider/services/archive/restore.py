@@ -21,11 +21,10 @@ from provider import ids
 from provider.blobs import CHUNK_BYTES, BlobStore
 from provider.embeddings import Embedder
 from provider.errors import RestoreClashError
-from provider.models import Caller
+from provider.models import ArchiveCounts, Caller, RestoreSummary
 from provider.services.archive.format import (
     FORMAT_MEMBER,
     MANIFEST_MEMBER,
-    Counts,
     Manifest,
     invalid,
     manifest_of,
@@ -34,18 +33,7 @@ from provider.services.archive.writing import RecordWriter
 from provider.services.tree.memories import TreeService
 from provider.store.archive import Neo4jArchiveStore
 
-Progress = Callable[[Counts], None]
-
-
-@dataclass
-class RestoreSummary:
-    """What a restore wrote (`created`) and found there already, identical (`present`)."""
-
-    memory_id: str
-    root: str
-    created: Counts = field(default_factory=Counts)
-    present: Counts = field(default_factory=Counts)
-    withheld: bool = False
+Progress = Callable[[ArchiveCounts], None]
 
 
 def _members(path: Path) -> Iterator[tuple[tarfile.TarInfo, IO[bytes] | None]]:

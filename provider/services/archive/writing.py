@@ -10,8 +10,8 @@ from typing import Any
 
 from provider.embeddings import Embedder
 from provider.errors import RestoreClashError
-from provider.models import RecordVersion, RestoredRecord
-from provider.services.archive.format import Counts, invalid, unpacked, version_entry, version_of
+from provider.models import ArchiveCounts, RecordVersion, RestoredRecord
+from provider.services.archive.format import invalid, unpacked, version_entry, version_of
 from provider.services.records.attributes import words_of
 from provider.store.archive import Neo4jArchiveStore
 
@@ -27,8 +27,8 @@ class RecordWriter:
         store: Neo4jArchiveStore,
         embedder: Embedder,
         model: str | None,
-        created: Counts,
-        present: Counts,
+        created: ArchiveCounts,
+        present: ArchiveCounts,
     ):
         self.store = store
         self.embedder = embedder
