@@ -2,12 +2,12 @@
 
 Run from the repository root: `python -m bench.calibrate_abstain [--model bge-small-en-v1.5]`. Neo4j
 comes from NEO4J_URI (with NEO4J_USER, NEO4J_PASSWORD), else tests/neo4j_target.py provisions one. The
-bench writes the 60 facts of bench/abstain_set.py into a fresh memory through the API, asks every
-labelled question as a query-only recall over HTTP (the app in-process behind Starlette's TestClient),
-and reads the best cosine of each answer: the API's `score` is the fused score, so the bench recomputes,
-with the same model, the highest cosine between the question and the words of the five records that came
-back (a query's own words are fused with its meaning, so the closest record by meaning need not come
-first).
+bench writes the 60 facts of bench/abstain_set.py into a fresh memory through the typed client
+(provider.client, on the app in-process behind Starlette's TestClient), asks every labelled question
+as a query-only recall, and reads the best cosine of each answer: the API's `score` is the fused score,
+so the bench recomputes, with the same model, the highest cosine between the question and the words
+of the five records that came back (a query's own words are fused with its meaning, so the closest
+record by meaning need not come first).
 For each threshold it reports accuracy, precision, recall, F1 and F0.5 of "abstain" (positive = the
 memory does not hold the answer), picks the best by F0.5 (a wrong abstain hides a right answer, so
 precision counts double), and checks the service's own `abstain` at its setting.
@@ -30,6 +30,7 @@ from bench.corpus import MODEL, RESULTS
 from bench.report import on_neo4j, report
 from bench.service import bench_settings
 from provider.api.app import create_app
+from provider.client import MemoryClient, UhpError
 from provider.embeddings import OnnxEmbedder, onnx_embedder
 from provider.model_files import MODELS, abstain_threshold
 from tests.neo4j_target import Neo4jTarget
@@ -59,7 +60,7 @@ def words(record: dict[str, Any]) -> str:
     return "\n".join(pieces)
 
 
-def ask_all(client: TestClient, headers: dict[str, str], memory_id: str, facts: list[str]) -> list[Asked]:
+def ask_all(memory: MemoryClient, memory_id: str, facts: list[str]) -> list[Asked]:
     labelled: list[tuple[str, bool, str, str | None]] = [
         (q, True, "answerable", facts[i]) for q, i in abstain_set.ANSWERABLE
     ]
@@ -67,15 +68,10 @@ def ask_all(client: TestClient, headers: dict[str, str], memory_id: str, facts: 
     labelled += [(q, False, "out_of_domain", None) for q in abstain_set.UNANSWERABLE_OUT_OF_DOMAIN]
     asked = []
     for question, answerable, kind, expected in labelled:
-        response = client.post(
-            f"/v1/memories/{memory_id}/recall", json={"query": question, "limit": 5}, headers=headers
-        )
-        if response.status_code != 200:
-            raise SystemExit(f"bench: {response.status_code} {response.text}")
-        body = response.json()
-        found = [words(result["record"]) for result in body["results"]]
+        answer = memory.recall(memory_id, query=question, limit=5)
+        found = [words(result["record"]) for result in answer.wire()["results"]]
         top = found[0] if found else None
-        asked.append(Asked(question, answerable, kind, expected, top, found, 0.0, bool(body["abstain"])))
+        asked.append(Asked(question, answerable, kind, expected, top, found, 0.0, answer.abstain))
     return asked
 
 
@@ -140,32 +136,32 @@ def distribution(values: list[float]) -> dict[str, float]:
     }
 
 
+def calibrate(client: TestClient, admin_key: str, facts: list[str]) -> list[Asked]:
+    """The facts written into a fresh memory, every labelled question asked of it, the memory deleted."""
+    with MemoryClient(http=client, key=admin_key) as operator:
+        member = operator.create_member("agent", "bench")
+        key = operator.issue_key(member.id)
+    with MemoryClient(http=client, key=key.key) as memory:
+        memory_id = memory.create_memory("abstain-calibration").id
+        try:
+            for fact in facts:
+                memory.remember(memory_id, fact, type="fact")
+            return ask_all(memory, memory_id, facts)
+        finally:
+            memory.delete_memory(memory_id)
+
+
 def run(target: Neo4jTarget, model: str = MODEL) -> dict[str, Any]:
     embedder = onnx_embedder(model)
     embedder.load()
     admin_key = "adm_" + secrets.token_urlsafe(24)
     settings = bench_settings(target, admin_key, embedding_model=model)
     facts = list(abstain_set.FACTS)
-    with TestClient(create_app(settings, embedder=embedder)) as client:
-        admin = {"Authorization": f"Bearer {admin_key}"}
-        member = client.post(
-            "/v1/admin/members", json={"type": "agent", "name": "bench"}, headers=admin
-        ).json()
-        key = client.post(f"/v1/admin/members/{member['id']}/keys", json={"server": False}, headers=admin)
-        headers = {"Authorization": f"Bearer {key.json()['key']}"}
-        memory = client.post("/v1/memories", json={"name": "abstain-calibration"}, headers=headers).json()
-        try:
-            for fact in facts:
-                made = client.post(
-                    f"/v1/memories/{memory['id']}/records",
-                    json={"type": "fact", "content": fact},
-                    headers=headers,
-                )
-                if made.status_code != 200:
-                    raise SystemExit(f"bench: {made.status_code} {made.text}")
-            asked = ask_all(client, headers, memory["id"], facts)
-        finally:
-            client.delete(f"/v1/memories/{memory['id']}", headers=headers)
+    try:
+        with TestClient(create_app(settings, embedder=embedder)) as client:
+            asked = calibrate(client, admin_key, facts)
+    except UhpError as refused:
+        raise SystemExit(f"bench: {refused}") from refused
     score(asked, embedder)
     rows = [metrics(asked, t) for t in THRESHOLDS]
     current = abstain_threshold(settings)

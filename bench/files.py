@@ -3,10 +3,11 @@
 Run from the repository root: `python -m bench.files [--runs 7] [--mb 25]`. Two service processes
 (`python -m provider serve`, over loopback HTTP) on the same Neo4j (NEO4J_URI or what
 tests.neo4j_target.provision finds): one keeping file bytes in a local directory, one in S3Proxy
-(tests/s3proxy.py fetches and starts it). Each run uploads the same size of fresh random bytes
-(`POST /v1/files`, multipart, streamed from memory), names the file in a record, and reads it back
-(`GET .../content/0`, streamed and counted). Beside them, the floors: the same bytes written to and
-read from a local file, and put to and got from the same S3Proxy bucket with boto3 directly.
+(tests/s3proxy.py fetches and starts it). Each run, through the typed client (provider.client),
+uploads the same size of fresh random bytes (`upload_file`: `POST /v1/files`, multipart, from
+memory), names the file in a record, and reads it back (`content_part`: `GET .../content/0`, read
+whole and counted). Beside them, the floors: the same bytes written to and read from a local file,
+and put to and got from the same S3Proxy bucket with boto3 directly.
 Prints a table (median and p95 seconds, MB/s at the median) and writes bench/results/files.json.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import secrets
 import statistics
 import tempfile
 import time
@@ -24,12 +26,14 @@ from typing import Any
 
 from bench.embeddings import percentile
 from bench.report import aligned, report
+from provider.client import MemoryClient
 from tests import s3proxy
-from tests.faults.service import Api, Neo4jAccess, ServiceProcess
+from tests.faults.service import Neo4jAccess, ServiceProcess
 from tests.neo4j_target import provision
 
 RESULTS = Path(__file__).resolve().parent / "results" / "files.json"
 MB = 1_000_000
+TIMEOUT = 300.0  # seconds for one call: a 25 MB upload to S3Proxy on a busy machine
 
 
 def seconds(call: Callable[[], Any]) -> float:
@@ -39,45 +43,39 @@ def seconds(call: Callable[[], Any]) -> float:
 
 
 class Through:
-    """One service: a member, a memory, and the timed upload and read of one file."""
+    """One service: a member, a memory, and the timed upload and read of one file.
+
+    Through the typed client, with no Idempotency-Key: one request per call, so a timed upload is the
+    upload alone (no key claimed in Neo4j beside it).
+    """
 
     def __init__(self, served: ServiceProcess):
-        self.api = Api(served.url, served.admin_key, timeout=300.0)
-        self.headers = self.api.member()
-        self.memory = self.api.memory(self.headers)
+        with MemoryClient(served.url, served.admin_key, timeout=TIMEOUT) as operator:
+            member = operator.create_member("agent", "bench")
+            key = operator.issue_key(member.id)
+        self.memory = MemoryClient(served.url, key.key, timeout=TIMEOUT, idempotency=False)
+        self.memory_id = self.memory.create_memory(f"bench-{secrets.token_hex(4)}").id
 
     def upload(self, data: bytes) -> tuple[float, str]:
-        files = {"file": ("bench.bin", data, "application/pdf")}
         found: list[str] = []
         took = seconds(
-            lambda: found.append(
-                self.api.ok(self.api.client.post("/v1/files", files=files, headers=self.headers))["id"]
-            )
+            lambda: found.append(self.memory.upload_file("bench.bin", data, media_type="application/pdf").id)
         )
         return took, found[0]
 
     def read(self, file_id: str, size: int) -> float:
         content = [{"type": "file", "file": {"id": file_id}}]
-        path = f"/v1/memories/{self.memory}/records"
-        record = self.api.ok(
-            self.api.client.post(path, json={"type": "note", "content": content}, headers=self.headers)
-        )
+        record = self.memory.remember(self.memory_id, content, type="note")
 
-        def stream() -> None:
-            got = 0
-            with self.api.client.stream(
-                "GET", f"{path}/{record['id']}/content/0", headers=self.headers
-            ) as answer:
-                assert answer.status_code == 200, answer.read()
-                for piece in answer.iter_bytes(1024 * 1024):
-                    got += len(piece)
+        def fetch() -> None:
+            got = len(self.memory.content_part(self.memory_id, record.id, 0))
             assert got == size, (got, size)
 
-        return seconds(stream)
+        return seconds(fetch)
 
     def close(self) -> None:
-        self.api.client.delete(f"/v1/memories/{self.memory}", headers=self.headers)
-        self.api.close()
+        self.memory.delete_memory(self.memory_id)
+        self.memory.close()
 
 
 def disk_floor(data: bytes, folder: Path) -> tuple[float, float]:

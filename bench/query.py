@@ -2,8 +2,9 @@
 
 Run from the repository root: `python -m bench.query [--records 10000] [--repeats 60]`. The database is
 NEO4J_URI (with NEO4J_USER, NEO4J_PASSWORD) or whatever tests.neo4j_target.provision finds; the app runs
-in-process behind Starlette's TestClient with one query sandbox, so the numbers include routing, auth,
-the access walk, the scope's fingerprint, the gate (lexical and EXPLAIN) and the sandbox, but no network.
+in-process behind Starlette's TestClient with one query sandbox, called through the typed client
+(provider.client), so the numbers include routing, auth, the access walk, the scope's fingerprint, the
+gate (lexical and EXPLAIN), the sandbox and reading the answer into its model, but no network.
 The records are written straight through the store (no embeddings: the sandbox holds none), in one
 memory owned by a member made for the run, and deleted at the end. Writes bench/results/query.json.
 
@@ -27,7 +28,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi.testclient import TestClient
 
@@ -35,9 +36,11 @@ from bench.embeddings import MODEL, percentile
 from bench.service import bench_settings
 from provider import ids
 from provider.api.app import create_app
+from provider.client import MemoryClient, UhpError
 from provider.config import Settings
 from provider.embeddings import build_embedder
 from provider.models import RecordVersion, Writer
+from provider.protocol.answers.queries import QueryRecordsOut, QueryRowsOut
 from provider.store.driver import Neo4jStore
 from provider.store.records import Neo4jRecordStore
 from tests import sandboxes
@@ -52,6 +55,7 @@ RECORDS_STATEMENT = (
     "MATCH (r:Record)-[:REFERENCES]->(t:Record) WHERE r.`attr.bucket` = $bucket RETURN t LIMIT 10"
 )
 TYPES = ("fact", "note", "procedure", "episode")
+T = TypeVar("T")
 
 
 def summary(timings: Sequence[float]) -> dict[str, float]:
@@ -65,15 +69,15 @@ def summary(timings: Sequence[float]) -> dict[str, float]:
     }
 
 
-def timed(call: Callable[[], Any]) -> tuple[float, dict[str, Any]]:
-    """One call's wall time in milliseconds and its body; anything but 200 stops the run."""
+def timed(call: Callable[[], T]) -> tuple[float, T]:
+    """One call's wall time in milliseconds (reading the answer into its model included) and the
+    answer; a refusal stops the run."""
     began = time.perf_counter()
-    response = call()
-    elapsed = (time.perf_counter() - began) * 1000
-    if response.status_code != 200:
-        raise SystemExit(f"bench: {response.status_code} {response.text}")
-    body: dict[str, Any] = response.json()
-    return elapsed, body
+    try:
+        answer = call()
+    except UhpError as refused:
+        raise SystemExit(f"bench: {refused}") from refused
+    return (time.perf_counter() - began) * 1000, answer
 
 
 async def seed(settings: Settings, memory_id: str, writer_id: str, count: int) -> None:
@@ -125,51 +129,45 @@ def run(records: int, repeats: int) -> dict[str, Any]:
 def measure(
     client: TestClient, settings: Settings, count: int, repeats: int, launch_s: float
 ) -> dict[str, Any]:
-    admin = {"Authorization": f"Bearer {settings.admin_key.get_secret_value()}"}
-    member = client.post("/v1/admin/members", json={"type": "human", "name": "bench"}, headers=admin).json()
-    key = client.post(f"/v1/admin/members/{member['id']}/keys", json={"server": False}, headers=admin).json()
-    headers = {"Authorization": f"Bearer {key['key']}"}
-    memory = client.post("/v1/memories", json={"name": "bench-query"}, headers=headers).json()["id"]
+    with MemoryClient(http=client, key=settings.admin_key.get_secret_value()) as operator:
+        member = operator.create_member("human", "bench")
+        key = operator.issue_key(member.id)
+    # No Idempotency-Key: a write here is set-up, and the timed queries are reads.
+    memory = MemoryClient(http=client, key=key.key, idempotency=False)
+    scope = memory.create_memory("bench-query").id
     try:
         began = time.perf_counter()
-        asyncio.run(seed(settings, memory, member["id"], count))
+        asyncio.run(seed(settings, scope, member.id, count))
         seeded_s = time.perf_counter() - began
         pool = client.app.state.services.queries.pool  # type: ignore[attr-defined]
         began = time.perf_counter()
         assert client.portal is not None, "the app runs inside the TestClient's portal"
         client.portal.call(pool.warm)
         start_s = launch_s + time.perf_counter() - began  # the JVM's launch, then its warm-up
-        url = f"/v1/memories/{memory}/query"
 
-        def ask(statement: str, bucket: int) -> Callable[[], Any]:
-            return lambda: client.post(
-                url, json={"statement": statement, "params": {"bucket": bucket}}, headers=headers
-            )
+        def ask(statement: str, bucket: int) -> Callable[[], QueryRowsOut | QueryRecordsOut]:
+            return lambda: memory.free_query(scope, statement, params={"bucket": bucket})
 
-        first_ms, body = timed(ask(STATEMENT, 0))
-        assert sum(row[1] for row in body["rows"]) == count // 10, body
+        first_ms, answer = timed(ask(STATEMENT, 0))
+        assert isinstance(answer, QueryRowsOut), answer
+        assert sum(row[1] for row in answer.rows) == count // 10, answer
         same = [timed(ask(STATEMENT, 0))[0] for _ in range(repeats)]
         varied = [timed(ask(STATEMENT, i % 10))[0] for i in range(repeats)]
         hydrated = [timed(ask(RECORDS_STATEMENT, i % 10))[0] for i in range(repeats)]
         # The floor, in the same run: the same route's authentication and access walk without a sandbox.
-        floor = [
-            timed(lambda: client.get(f"/v1/memories/{memory}", headers=headers))[0] for _ in range(repeats)
-        ]
-        note = {"type": "note", "content": "written during the benchmark"}
-        assert client.post(f"/v1/memories/{memory}/records", json=note, headers=headers).status_code == 200
+        floor = [timed(lambda: memory.get_memory(scope))[0] for _ in range(repeats)]
+        note = "written during the benchmark"
+        memory.remember(scope, note, type="note")
         reload_ms, _ = timed(ask(STATEMENT, 0))
         # Another scope: a new database in the service beside the first, which stays held.
-        other = client.post("/v1/memories", json={"name": "bench-other"}, headers=headers).json()["id"]
-        assert client.post(f"/v1/memories/{other}/records", json=note, headers=headers).status_code == 200
-        other_url = f"/v1/memories/{other}/query"
-        switch_ms, _ = timed(
-            lambda: client.post(other_url, json={"statement": "RETURN 1 AS one"}, headers=headers)
-        )
+        other = memory.create_memory("bench-other").id
+        memory.remember(other, note, type="note")
+        switch_ms, _ = timed(lambda: memory.free_query(other, "RETURN 1 AS one"))
         back_ms, _ = timed(ask(STATEMENT, 0))
-        client.delete(f"/v1/memories/{other}", headers=headers)
+        memory.delete_memory(other)
         loads = pool.stats.loads
     finally:
-        client.delete(f"/v1/memories/{memory}", headers=headers)
+        memory.delete_memory(scope)
     return {
         "records": count,
         "seed_s": round(seeded_s, 2),
