@@ -189,6 +189,20 @@ class Api:
         )
         return response.json()
 
+    def write(self, path: str, body: dict[str, Any], headers: dict[str, str], tries: int = 6) -> Any:
+        """A setup write that must land: keyed, and sent again while the service answers 503.
+
+        Many writes at once on two loaded cores can outlast the service's transaction bound; it then
+        answers 503 `memory_unavailable`, retryable, and the key keeps a retry from writing twice.
+        """
+        keyed = {**headers, "Idempotency-Key": secrets.token_hex(16)}
+        for _ in range(tries - 1):
+            answer = self.client.post(path, json=body, headers=keyed)
+            if answer.status_code != 503:
+                return self.ok(answer)
+            time.sleep(1.0)
+        return self.ok(self.client.post(path, json=body, headers=keyed))
+
     def member(self, member_type: str = "agent") -> dict[str, str]:
         """A new member's headers (its key as bearer)."""
         made = self.ok(

@@ -137,7 +137,7 @@ def test_a_killed_run_holds_its_memory_no_longer_than_its_lease(
         memory_id, elsewhere = api.memory(headers), api.memory(headers)
         path = f"/v1/memories/{memory_id}/records"
         body = {"type": "fact", "content": FACT}
-        in_parallel([lambda: api.ok(api.client.post(path, json=body, headers=headers))] * DUPLICATES)
+        in_parallel([lambda: api.write(path, body, headers)] * DUPLICATES)
         run_id = kill_mid_run(api, served, headers, memory_id)
         killed = time.monotonic()
         served.start()
@@ -216,7 +216,7 @@ def records_with_files(
     for start in range(0, FILES, PER_RECORD):
         parts = [{"type": "file", "file": {"id": f}} for f in file_ids[start : start + PER_RECORD]]
         body = {"type": "note", "content": [{"type": "text", "text": "attachments"}, *parts]}
-        record_ids.append(str(api.ok(api.client.post(path, json=body, headers=headers))["id"]))
+        record_ids.append(str(api.write(path, body, headers)["id"]))
     return record_ids, datas
 
 
