@@ -23,10 +23,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from pydantic import SecretStr
-
 from bench.corpus import items
 from bench.embeddings import percentile
+from bench.service import bench_settings
 from provider.api.app import build_services
 from provider.cli_import import BulkImporter
 from provider.config import Settings
@@ -137,21 +136,15 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--batch", type=int, default=512)
     args = parser.parse_args()
-    target = None if os.environ.get("NEO4J_URI") else provision()
-    settings = Settings(
-        environment="test",
-        neo4j_uri=target.uri if target else os.environ["NEO4J_URI"],
-        neo4j_user=target.user if target else os.environ.get("NEO4J_USER", "neo4j"),
-        neo4j_password=SecretStr(target.password if target else os.environ.get("NEO4J_PASSWORD", "")),
-    )
+    target = provision()
+    settings = bench_settings(target)
     try:
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "records.jsonl"
             write_lines(path, args.records)
             results = asyncio.run(measure(settings, path, args.batch))
     finally:
-        if target is not None:
-            target.close()
+        target.close()
     results |= against_model(results)
     print(table(results, args.records, args.batch))
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -21,9 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import SecretStr
-
 from bench.bulk_import import write_lines
+from bench.service import bench_settings
 from provider.api.app import build_services
 from provider.cli_import import BulkImporter
 from provider.config import Settings
@@ -105,22 +104,15 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--batch", type=int, default=256)
     args = parser.parse_args()
-    target = None if os.environ.get("NEO4J_URI") else provision()
-    settings = Settings(
-        environment="test",
-        neo4j_uri=target.uri if target else os.environ["NEO4J_URI"],
-        neo4j_user=target.user if target else os.environ.get("NEO4J_USER", "neo4j"),
-        neo4j_password=SecretStr(target.password if target else os.environ.get("NEO4J_PASSWORD", "")),
-        restore_batch_records=args.batch,
-    )
+    target = provision()
+    settings = bench_settings(target, restore_batch_records=args.batch)
     try:
         with tempfile.TemporaryDirectory() as folder:
             lines, archive = Path(folder) / "records.jsonl", Path(folder) / "export.tar"
             write_lines(lines, args.records)
             results = asyncio.run(measure(settings, lines, archive, args.batch))
     finally:
-        if target is not None:
-            target.close()
+        target.close()
     print(table(results, args.records, args.batch))
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({"records": args.records, "batch": args.batch, **results}, indent=2))
