@@ -115,6 +115,10 @@ def test_the_cli_exports_and_restores_with_progress_on_stderr(
 ) -> None:
     monkeypatch.setenv("UHP_ENVIRONMENT", "test")
     monkeypatch.setenv("UHP_FILE_DIR", str(settings.file_dir))
+    # The CLI reads the deployment from the environment: the tests' Neo4j, wherever it came from.
+    monkeypatch.setenv("NEO4J_URI", settings.neo4j_uri)
+    monkeypatch.setenv("NEO4J_USER", settings.neo4j_user)
+    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j_password.get_secret_value())
     tree = build(lab, alice, bob)
     before = readback(lab, alice, tree)
     out = tmp_path / "tree.tar"
