@@ -158,8 +158,14 @@ class StoredRecord:
     versions: list[RecordVersion]
 
     def latest(self) -> RecordVersion:
-        """The current version."""
-        return next(v for v in self.versions if v.version == self.current)
+        """The current version.
+
+        A read that races a revision can see the record's counter move before the new version is
+        matched; it then gets the newest version it did see (a revision's compare-and-set notices
+        and tries again).
+        """
+        found = next((v for v in self.versions if v.version == self.current), None)
+        return found if found is not None else max(self.versions, key=lambda v: v.version)
 
     def at(self, instant: int | None) -> RecordVersion | None:
         """The version current at an instant (None before the record existed)."""

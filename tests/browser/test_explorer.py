@@ -137,7 +137,10 @@ def test_files_show_inline_or_as_downloads(page: Page, world: World) -> None:
     open_record(page, world.projects["id"], world.with_files["id"])
     image = page.get_by_test_id("image")
     expect(image).to_have_attribute("src", re.compile(r"^blob:"))
-    page.wait_for_function(f"document.querySelector('[data-testid=image]').naturalWidth === {PNG_WIDTH}")
+    # The view may draw the image again while it loads: look it up on every poll, and allow a miss.
+    page.wait_for_function(
+        f"() => document.querySelector('[data-testid=image]')?.naturalWidth === {PNG_WIDTH}"
+    )
     downloads = page.get_by_test_id("download")
     expect(downloads).to_have_count(2)
     with page.expect_download() as waiting:
