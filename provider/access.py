@@ -184,6 +184,22 @@ def may(privileges: frozenset[str] | None, privilege: str) -> bool:
     return privileges is not None and privilege in privileges
 
 
+def may_restore_into(privileges: frozenset[str] | None, *, grants: bool) -> bool:
+    """Whether a restore may count a memory it finds already there as its own.
+
+    It must hold there all it needs on its target (read, write, create; delete too with grants).
+    Anything less answers as a clash, the same whatever the memory holds, so a restore cannot probe
+    what the caller may not read.
+    """
+    needed = ("read", "write", "create", "delete") if grants else ("read", "write", "create")
+    return privileges is not None and all(p in privileges for p in needed)
+
+
+def may_read_file(owner: str, principal: str, naming: Iterable[frozenset[str]]) -> bool:
+    """A file is readable by its uploader and by whoever may read a record that names it."""
+    return owner == principal or any("read" in privileges for privileges in naming)
+
+
 def shown_reference(reference: dict[str, Any], readable: set[str]) -> dict[str, Any]:
     """A reference as one reader sees it: whole when its target's memory is readable, else a bare id."""
     target = reference.get("memory_id")

@@ -194,8 +194,8 @@ class RestoreClashError(ConflictError):
 
     def __init__(self, kind: str, existing_id: str):
         super().__init__(
-            f"The archive's {kind} {existing_id} exists here with different content; nothing was "
-            "written over it.",
+            f"The archive's {kind} {existing_id} has an id in use here by something else (or by "
+            "something you may not restore into); nothing was written over it.",
             param="archive",
             detail={"kind": kind, "id": existing_id},
         )

@@ -50,6 +50,13 @@ class Neo4jArchiveStore:
         rows = await self.store.read("restore_existing", ids=record_ids)
         return {r["id"]: [version_from(v) for v in r["versions"]] for r in rows}
 
+    async def files_existing(self, file_ids: list[str], principal: str) -> dict[str, Row]:
+        """Of these file ids, those that exist: sha256, owner, and the memories whose versions name them."""
+        if not file_ids:
+            return {}
+        rows = await self.store.read("restore_files_existing", ids=file_ids, principal=principal)
+        return {r["id"]: r for r in rows}
+
     async def restore_records(self, records: list[RestoredRecord]) -> int:
         """Writes records whose ids are absent, in one transaction; how many were new."""
         if not records:

@@ -238,3 +238,21 @@ def test_reach_matches_the_oracle(forest: Forest, data: st.DataObject) -> None:
     assert sorted(got.visible_children()) == sorted(forest.children_seen(ME, memory))
     if forest.sees(ME, memory):
         assert got.chain == forest.view(ME, memory).ancestors
+
+
+def test_a_restore_counts_a_memory_there_as_its_own_only_with_all_it_needs() -> None:
+    full = frozenset({"read", "write", "create", "delete"})
+    assert access.may_restore_into(full, grants=True)
+    assert access.may_restore_into(full - {"delete"}, grants=False)
+    assert not access.may_restore_into(full - {"delete"}, grants=True)
+    for missing in ("read", "write", "create"):
+        assert not access.may_restore_into(full - {missing}, grants=False)
+    assert not access.may_restore_into(None, grants=False)
+    assert not access.may_restore_into(access.NOTHING, grants=False)
+
+
+def test_a_file_is_read_by_its_uploader_or_a_reader_of_a_record_naming_it() -> None:
+    assert access.may_read_file("alice", "alice", [])
+    assert access.may_read_file("bob", "alice", [frozenset({"write"}), frozenset({"read"})])
+    assert not access.may_read_file("bob", "alice", [frozenset({"write", "create"})])
+    assert not access.may_read_file("bob", "alice", [])

@@ -4,6 +4,11 @@ Two passes over the archive on disk: the first checks every member against the m
 written from an archive that does not add up), the second writes, in the archive's order. Whatever
 exists already is compared, not rewritten: the same thing is skipped (so a retry, or a run resumed
 after a crash, writes nothing twice) and a different thing with the same id is a clash (409).
+
+Something that exists counts as the same only when the caller may read it (a memory: hold there what
+the restore needs on its target; a file: its own upload, or named by a record it may read). Anything
+else with the archive's id is the same clash whatever it holds, so an archive cannot be used to
+confirm a guess at content the caller may not read, nor to write into a memory it may not write.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from provider import ids
+from provider import access, ids
 from provider.blobs import CHUNK_BYTES, BlobStore
 from provider.embeddings import Embedder
 from provider.errors import RestoreClashError
@@ -112,10 +117,45 @@ class RestoreService:
         manifest = await asyncio.to_thread(verified, path)
         summary = RestoreSummary(memory_id=under, root=manifest.root, withheld=manifest.withheld)
         model = None if embed else self.model
-        writer = RecordWriter(self.store, self.embedder, model, summary.created, summary.present)
-        run = _Run(self, caller, under, summary, writer, grants, progress)
+        files = _FileGuard(self.tree, self.store, caller)
+        writer = RecordWriter(
+            self.store, self.embedder, model, summary.created, summary.present, files.refuse_unreadable
+        )
+        run = _Run(self, caller, under, summary, writer, files, grants, progress)
         await run.write(path)
         return summary
+
+
+@dataclass
+class _FileGuard:
+    """Which existing files the caller may read, asked through the access module."""
+
+    tree: TreeService
+    store: Neo4jArchiveStore
+    caller: Caller
+
+    async def readable(self, file_ids: list[str]) -> dict[str, tuple[str, bool]]:
+        """Each existing file of these: its sha256 and whether the caller may read it."""
+        found = await self.store.files_existing(sorted(set(file_ids)), self.caller.principal)
+        naming = sorted({m for row in found.values() for m in row["memory_ids"]})
+        privileges = {v.node.id: v.privileges for v in await self.tree.views(self.caller, naming)}
+        return {
+            file_id: (
+                row["sha256"],
+                access.may_read_file(
+                    row["owner"],
+                    self.caller.principal,
+                    (privileges.get(m, access.NOTHING) for m in row["memory_ids"]),
+                ),
+            )
+            for file_id, row in found.items()
+        }
+
+    async def refuse_unreadable(self, file_ids: list[str]) -> None:
+        """A clash when a record would name a file that exists and that the caller may not read."""
+        for file_id, (_, readable) in sorted((await self.readable(file_ids)).items()):
+            if not readable:
+                raise RestoreClashError("file", file_id)
 
 
 @dataclass
@@ -127,6 +167,7 @@ class _Run:
     under: str
     summary: RestoreSummary
     writer: RecordWriter
+    files: _FileGuard
     grants: bool
     progress: Progress | None
     memories: set[str] = field(default_factory=set)
@@ -213,6 +254,10 @@ class _Run:
         same = all(row[k] == stated[k] for k in ("name", "description", "restricted")) and (
             row["parent_id"] == parent
         )
+        if not row["created"]:
+            views = await self.service.tree.views(self.caller, [entry["id"]])
+            held = views[0].privileges if views else None
+            same = same and access.may_restore_into(held, grants=self.grants)
         if not same:
             raise RestoreClashError("memory", entry["id"])
         self._count("memories", row["created"])
@@ -239,8 +284,10 @@ class _Run:
             k: entry[k] for k in ("id", "name", "media_type", "bytes", "sha256", "purpose", "created_at")
         }
         row = await self.service.store.restore_file(stated, self.caller.principal, ids.now_ms())
-        if row["sha256"] != stated["sha256"]:
-            raise RestoreClashError("file", stated["id"])
+        if not row["created"]:
+            sha256, readable = (await self.files.readable([stated["id"]])).get(stated["id"], ("", False))
+            if not readable or sha256 != stated["sha256"]:
+                raise RestoreClashError("file", stated["id"])
         self._count("files", row["created"])
 
     async def _blob(self, digest: str, size: int, data: IO[bytes]) -> None:

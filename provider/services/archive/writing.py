@@ -6,6 +6,7 @@ it came, and only the versions without one (another model, or none carried) go t
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from provider.embeddings import Embedder
@@ -29,12 +30,14 @@ class RecordWriter:
         model: str | None,
         created: ArchiveCounts,
         present: ArchiveCounts,
+        refuse_unreadable_files: Callable[[list[str]], Awaitable[None]],
     ):
         self.store = store
         self.embedder = embedder
         self.model = model  # whose carried vectors are kept; None keeps none
         self.created = created
         self.present = present
+        self.refuse_unreadable_files = refuse_unreadable_files
         self.pending: list[Pending] = []
 
     async def add(self, entry: dict[str, Any], memories: set[str], batch: int) -> None:
@@ -64,7 +67,13 @@ class RecordWriter:
         return [unpacked(p, self.embedder.dimension) for p in packed]
 
     async def flush(self, memories: set[str]) -> None:
-        """Writes the buffered records that are not there yet; a different record with an id is a clash."""
+        """Writes the buffered records that are not there yet; a different record with an id is a clash.
+
+        A record there already is the same only in a memory of this restore (those the caller may
+        restore into): the archive states that memory, and every version is compared, memory included.
+        A new record may not name a file that exists and that the caller may not read, or restoring it
+        would hand the file's bytes to whoever reads the record.
+        """
         pending, self.pending = self.pending, []
         if not pending:
             return
@@ -74,11 +83,22 @@ class RecordWriter:
             there = existing.get(versions[0].record_id)
             if there is None:
                 fresh.append((versions, created_at, vectors))
-            elif [version_entry(v) for v in there] != [version_entry(v) for v in versions]:
+            elif there[-1].memory_id not in memories or [version_entry(v) for v in there] != [
+                version_entry(v) for v in versions
+            ]:
                 raise RestoreClashError("record", versions[0].record_id)
             else:
                 self.present.records += 1
                 self.present.versions += len(versions)
+        await self.refuse_unreadable_files(
+            [
+                p["file"]["id"]
+                for versions, _, _ in fresh
+                for v in versions
+                for p in v.content
+                if p.get("type") == "file"
+            ]
+        )
         made = await self.store.restore_records(await self._embedded(fresh))
         self.created.records += made
         self.created.versions += sum(len(v) for v, _, _ in fresh)

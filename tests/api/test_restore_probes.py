@@ -1,0 +1,120 @@
+"""A restore cannot be used to learn about, or reach, what the restorer may not read (docs/EXPORT.md).
+
+An archive is the caller's to write: it can name any id. Each test hands a restorer an archive made by
+someone who could read more, once as it is (a right guess) and once altered (a wrong guess), and
+requires the same answer to both, with nothing of the hidden thing written, confirmed or handed out.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from provider import ids
+from tests.api.export_support import exported, members, restore, rewritten, upload
+from tests.api.records_support import PNG, Lab, Reply, assert_error, ok, tag
+from tests.conftest import Admin, Member
+
+
+@pytest.fixture
+def lab(client: TestClient) -> Iterator[Lab]:
+    tracker = Lab(client)
+    yield tracker
+    tracker.cleanup()
+
+
+def replacing(old: str, new: str) -> Callable[[str, bytes], bytes]:
+    def change(name: str, data: bytes) -> bytes:
+        return data.replace(old.encode(), new.encode())
+
+    return change
+
+
+def refusal(reply: Reply) -> dict[str, Any]:
+    """The error as a prober would compare two answers: everything but the request's own id."""
+    error = assert_error(reply, 409, "uhp_memory.restore_clash")
+    return {k: v for k, v in error.items() if k != "request_id"}
+
+
+def hidden_branch(lab: Lab, alice: Member, bob: Member) -> tuple[str, str, str, bytes]:
+    """Alice's root; bob's restricted branch below it holding one secret; bob's export of that branch."""
+    root = lab.memory(alice)
+    lab.grant(alice, root, bob, "read", "write", "create")
+    hidden = lab.memory(bob, parent_id=root, restricted=True)
+    secret = f"secret {tag()}"
+    lab.remember(bob, hidden, content=secret)
+    return root, hidden, secret, exported(lab, bob, hidden)
+
+
+def test_an_unreadable_memory_answers_one_clash_whatever_the_guess(
+    lab: Lab, alice: Member, bob: Member
+) -> None:
+    root, hidden, secret, archive = hidden_branch(lab, alice, bob)
+    wrong = rewritten(archive, replacing(secret, f"secret {tag()}"))
+    right_answer = refusal(restore(lab, alice, root, archive))
+    wrong_answer = refusal(restore(lab, alice, root, wrong))
+    assert right_answer == wrong_answer
+    assert right_answer["detail"] == {"kind": "memory", "id": hidden}
+    # Bob, who may read and write there, finds his own branch present: a retry stays a no-op for him.
+    again = ok(restore(lab, bob, root, archive))
+    assert again["present"]["memories"] == 1 and again["present"]["records"] == 1
+    assert again["created"]["records"] == 0
+
+
+def test_an_unreadable_record_answers_one_clash_whatever_the_guess(
+    lab: Lab, alice: Member, bob: Member
+) -> None:
+    root, hidden, secret, archive = hidden_branch(lab, alice, bob)
+    # The same record, moved (in the archive) into a memory of alice's own making.
+    moved = rewritten(archive, replacing(hidden, ids.new_id(ids.MEMORY)))
+    wrong = rewritten(moved, replacing(secret, f"secret {tag()}"))
+    right_answer = refusal(restore(lab, alice, root, moved))
+    wrong_answer = refusal(restore(lab, alice, root, wrong))
+    assert right_answer == wrong_answer
+    assert right_answer["detail"]["kind"] == "record"
+
+
+def test_a_memory_readable_but_not_writable_is_no_place_to_restore_into(
+    lab: Lab, alice: Member, admin: Admin
+) -> None:
+    carol = admin.member()
+    root = lab.memory(alice)
+    lab.grant(alice, root, carol, "read", "write", "create")
+    shut = lab.memory(alice, parent_id=root, restricted=True)
+    lab.grant(alice, shut, carol, "read")
+    lab.remember(alice, shut, content="Only alice writes here.")
+    archive = exported(lab, alice, shut)
+    added = rewritten(archive, replacing("Only alice writes here.", "Carol was here."))
+    assert refusal(restore(lab, carol, root, archive)) == refusal(restore(lab, carol, root, added))
+    assert ok(restore(lab, alice, root, archive))["present"]["memories"] == 1
+
+
+def test_a_record_cannot_name_a_file_the_restorer_may_not_read(lab: Lab, alice: Member, bob: Member) -> None:
+    root = lab.memory(alice)
+    lab.grant(alice, root, bob, "read", "write", "create")
+    hidden = lab.memory(bob, parent_id=root, restricted=True)
+    data = PNG + secrets.token_bytes(2000)
+    file_id = upload(lab, bob, data)
+    parts = [{"type": "text", "text": "Bob's scan."}, {"type": "file", "file": {"id": file_id}}]
+    scan = lab.remember(bob, hidden, type="note", content=parts)
+    archive = exported(lab, bob, hidden)
+    assert file_id.encode() in members(archive)["files/000001.jsonl"]
+    # Alice's copy: the branch and the record under fresh ids, the file's id and bytes kept.
+    fresh_memory, fresh_record = ids.new_id(ids.MEMORY), ids.new_id(ids.RECORD)
+    copied = rewritten(archive, replacing(hidden, fresh_memory))
+    copied = rewritten(copied, replacing(scan["id"], fresh_record))
+    answer = refusal(restore(lab, alice, root, copied))
+    assert answer["detail"] == {"kind": "file", "id": file_id}
+    part = lab.client.get(f"{lab.path(fresh_memory, fresh_record)}/content/1", headers=alice.headers)
+    assert part.status_code == 404 and data not in part.content
+    # Bob's own copy may name his file: he uploaded it.
+    his_memory, his_record = ids.new_id(ids.MEMORY), ids.new_id(ids.RECORD)
+    his = rewritten(rewritten(archive, replacing(hidden, his_memory)), replacing(scan["id"], his_record))
+    created = ok(restore(lab, bob, root, his))["created"]
+    assert created["records"] == 1 and created["files"] == 0
+    mine = lab.client.get(f"{lab.path(his_memory, his_record)}/content/1", headers=bob.headers)
+    assert mine.status_code == 200 and mine.content == data
