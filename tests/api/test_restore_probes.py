@@ -7,7 +7,10 @@ requires the same answer to both, with nothing of the hidden thing written, conf
 
 from __future__ import annotations
 
+import io
+import json
 import secrets
+import tarfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -118,3 +121,43 @@ def test_a_record_cannot_name_a_file_the_restorer_may_not_read(lab: Lab, alice: 
     assert created["records"] == 1 and created["files"] == 0
     mine = lab.client.get(f"{lab.path(his_memory, his_record)}/content/1", headers=bob.headers)
     assert mine.status_code == 200 and mine.content == data
+
+
+def without_blobs(archive: bytes) -> bytes:
+    """The archive with its blob members left out and the manifest to match."""
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r") as tar:
+        kept = [(m.name, tar.extractfile(m).read()) for m in tar.getmembers() if m.isfile()]  # type: ignore[union-attr]
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name, data in kept:
+            if name.startswith("blobs/"):
+                continue
+            if name == "manifest.json":
+                manifest = json.loads(data)
+                manifest["members"] = {
+                    n: d for n, d in manifest["members"].items() if not n.startswith("blobs/")
+                }
+                data = json.dumps(manifest).encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def test_a_file_must_bring_the_bytes_its_digest_names(lab: Lab, alice: Member, bob: Member) -> None:
+    """Stored bytes are shared by digest: knowing a digest must not be enough to claim the bytes."""
+    root = lab.memory(alice)
+    lab.grant(alice, root, bob, "read", "write", "create")
+    hidden = lab.memory(bob, parent_id=root, restricted=True)
+    data = PNG + secrets.token_bytes(2000)
+    file_id = upload(lab, bob, data)
+    parts = [{"type": "text", "text": "Bob's scan."}, {"type": "file", "file": {"id": file_id}}]
+    scan = lab.remember(bob, hidden, type="note", content=parts)
+    archive = exported(lab, bob, hidden)
+    copied = rewritten(archive, replacing(hidden, ids.new_id(ids.MEMORY)))
+    copied = rewritten(copied, replacing(scan["id"], ids.new_id(ids.RECORD)))
+    copied = rewritten(copied, replacing(file_id, ids.new_id(ids.FILE)))
+    other_bytes = rewritten(copied, lambda name, d: PNG + b"guess" if name.startswith("blobs/") else d)
+    for probe in (without_blobs(copied), other_bytes):
+        error = assert_error(restore(lab, alice, root, probe), 422, "memory_invalid")
+        assert error["param"] == "archive"

@@ -64,6 +64,9 @@ def verified(path: Path) -> Manifest:
         digest = hashlib.sha256()
         for piece in iter(lambda d=data: d.read(CHUNK_BYTES), b""):  # type: ignore[misc]
             digest.update(piece)
+        if member.name.startswith("blobs/") and member.name != f"blobs/{digest.hexdigest()}":
+            # A blob is named by its sha256: bytes under another name could claim stored bytes it lacks.
+            raise invalid(f"The bytes at {member.name} do not have that sha256.")
         seen[member.name] = {"sha256": digest.hexdigest(), "bytes": member.size}
     if manifest is None:
         raise invalid("The archive has no manifest.json.")
@@ -121,7 +124,8 @@ class RestoreService:
         writer = RecordWriter(
             self.store, self.embedder, model, summary.created, summary.present, files.refuse_unreadable
         )
-        run = _Run(self, caller, under, summary, writer, files, grants, progress)
+        held = {name.removeprefix("blobs/") for name in manifest.members if name.startswith("blobs/")}
+        run = _Run(self, caller, under, summary, writer, files, held, grants, progress)
         await run.write(path)
         return summary
 
@@ -168,6 +172,7 @@ class _Run:
     summary: RestoreSummary
     writer: RecordWriter
     files: _FileGuard
+    blobs_held: set[str]  # the sha256 of every blob the archive carries
     grants: bool
     progress: Progress | None
     memories: set[str] = field(default_factory=set)
@@ -283,6 +288,9 @@ class _Run:
         stated = {
             k: entry[k] for k in ("id", "name", "media_type", "bytes", "sha256", "purpose", "created_at")
         }
+        if stated["sha256"] not in self.blobs_held:
+            # Each file brings its own bytes: naming a digest alone would claim bytes stored here.
+            raise invalid(f"The archive's file {stated['id']} comes without its bytes.")
         row = await self.service.store.restore_file(stated, self.caller.principal, ids.now_ms())
         if not row["created"]:
             sha256, readable = (await self.files.readable([stated["id"]])).get(stated["id"], ("", False))
