@@ -98,11 +98,13 @@ def readback(lab: Lab, who: Member, tree: Tree) -> dict[str, Any]:
     return seen
 
 
-def rewritten(archive: bytes, change: Callable[[str, bytes], bytes]) -> bytes:
-    """The archive with each member's bytes passed through `change`, its manifest's checksums made anew."""
+def rewritten(archive: bytes, change: Callable[[str, bytes], bytes | None]) -> bytes:
+    """The archive with each member's bytes passed through `change` (None leaves it out), its
+    manifest's checksums made anew."""
     with tarfile.open(fileobj=io.BytesIO(archive), mode="r") as tar:
         found = [(m.name, tar.extractfile(m).read()) for m in tar.getmembers() if m.isfile()]  # type: ignore[union-attr]
-    changed = [(name, data if name == "manifest.json" else change(name, data)) for name, data in found]
+    passed = [(name, data if name == "manifest.json" else change(name, data)) for name, data in found]
+    changed = [(name, data) for name, data in passed if data is not None]
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for name, data in changed:

@@ -7,11 +7,9 @@ requires the same answer to both, with nothing of the hidden thing written, conf
 
 from __future__ import annotations
 
-import io
-import json
 import secrets
-import tarfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -96,7 +94,28 @@ def test_a_memory_readable_but_not_writable_is_no_place_to_restore_into(
     assert ok(restore(lab, alice, root, archive))["present"]["memories"] == 1
 
 
-def test_a_record_cannot_name_a_file_the_restorer_may_not_read(lab: Lab, alice: Member, bob: Member) -> None:
+@dataclass
+class Scan:
+    """Bob's upload, named by a note in his restricted branch below alice's root, and his export of it."""
+
+    root: str
+    hidden: str
+    record_id: str
+    file_id: str
+    data: bytes
+    archive: bytes
+
+    def copy(self, *, file_id: str | None = None) -> tuple[str, str, bytes]:
+        """The archive with the branch and the note under fresh ids (the file's too when given)."""
+        memory_id, record_id = ids.new_id(ids.MEMORY), ids.new_id(ids.RECORD)
+        archive = rewritten(self.archive, replacing(self.hidden, memory_id))
+        archive = rewritten(archive, replacing(self.record_id, record_id))
+        if file_id is not None:
+            archive = rewritten(archive, replacing(self.file_id, file_id))
+        return memory_id, record_id, archive
+
+
+def bobs_scan(lab: Lab, alice: Member, bob: Member) -> Scan:
     root = lab.memory(alice)
     lab.grant(alice, root, bob, "read", "write", "create")
     hidden = lab.memory(bob, parent_id=root, restricted=True)
@@ -104,60 +123,32 @@ def test_a_record_cannot_name_a_file_the_restorer_may_not_read(lab: Lab, alice: 
     file_id = upload(lab, bob, data)
     parts = [{"type": "text", "text": "Bob's scan."}, {"type": "file", "file": {"id": file_id}}]
     scan = lab.remember(bob, hidden, type="note", content=parts)
-    archive = exported(lab, bob, hidden)
-    assert file_id.encode() in members(archive)["files/000001.jsonl"]
-    # Alice's copy: the branch and the record under fresh ids, the file's id and bytes kept.
-    fresh_memory, fresh_record = ids.new_id(ids.MEMORY), ids.new_id(ids.RECORD)
-    copied = rewritten(archive, replacing(hidden, fresh_memory))
-    copied = rewritten(copied, replacing(scan["id"], fresh_record))
-    answer = refusal(restore(lab, alice, root, copied))
-    assert answer["detail"] == {"kind": "file", "id": file_id}
-    part = lab.client.get(f"{lab.path(fresh_memory, fresh_record)}/content/1", headers=alice.headers)
-    assert part.status_code == 404 and data not in part.content
+    return Scan(root, hidden, scan["id"], file_id, data, exported(lab, bob, hidden))
+
+
+def test_a_record_cannot_name_a_file_the_restorer_may_not_read(lab: Lab, alice: Member, bob: Member) -> None:
+    scan = bobs_scan(lab, alice, bob)
+    assert scan.file_id.encode() in members(scan.archive)["files/000001.jsonl"]
+    # Alice's copy: the branch and the note under fresh ids, the file's id and bytes kept.
+    memory_id, record_id, copied = scan.copy()
+    answer = refusal(restore(lab, alice, scan.root, copied))
+    assert answer["detail"] == {"kind": "file", "id": scan.file_id}
+    part = lab.client.get(f"{lab.path(memory_id, record_id)}/content/1", headers=alice.headers)
+    assert part.status_code == 404 and scan.data not in part.content
     # Bob's own copy may name his file: he uploaded it.
-    his_memory, his_record = ids.new_id(ids.MEMORY), ids.new_id(ids.RECORD)
-    his = rewritten(rewritten(archive, replacing(hidden, his_memory)), replacing(scan["id"], his_record))
-    created = ok(restore(lab, bob, root, his))["created"]
+    memory_id, record_id, his = scan.copy()
+    created = ok(restore(lab, bob, scan.root, his))["created"]
     assert created["records"] == 1 and created["files"] == 0
-    mine = lab.client.get(f"{lab.path(his_memory, his_record)}/content/1", headers=bob.headers)
-    assert mine.status_code == 200 and mine.content == data
-
-
-def without_blobs(archive: bytes) -> bytes:
-    """The archive with its blob members left out and the manifest to match."""
-    with tarfile.open(fileobj=io.BytesIO(archive), mode="r") as tar:
-        kept = [(m.name, tar.extractfile(m).read()) for m in tar.getmembers() if m.isfile()]  # type: ignore[union-attr]
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for name, data in kept:
-            if name.startswith("blobs/"):
-                continue
-            if name == "manifest.json":
-                manifest = json.loads(data)
-                manifest["members"] = {
-                    n: d for n, d in manifest["members"].items() if not n.startswith("blobs/")
-                }
-                data = json.dumps(manifest).encode()
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return out.getvalue()
+    mine = lab.client.get(f"{lab.path(memory_id, record_id)}/content/1", headers=bob.headers)
+    assert mine.status_code == 200 and mine.content == scan.data
 
 
 def test_a_file_must_bring_the_bytes_its_digest_names(lab: Lab, alice: Member, bob: Member) -> None:
     """Stored bytes are shared by digest: knowing a digest must not be enough to claim the bytes."""
-    root = lab.memory(alice)
-    lab.grant(alice, root, bob, "read", "write", "create")
-    hidden = lab.memory(bob, parent_id=root, restricted=True)
-    data = PNG + secrets.token_bytes(2000)
-    file_id = upload(lab, bob, data)
-    parts = [{"type": "text", "text": "Bob's scan."}, {"type": "file", "file": {"id": file_id}}]
-    scan = lab.remember(bob, hidden, type="note", content=parts)
-    archive = exported(lab, bob, hidden)
-    copied = rewritten(archive, replacing(hidden, ids.new_id(ids.MEMORY)))
-    copied = rewritten(copied, replacing(scan["id"], ids.new_id(ids.RECORD)))
-    copied = rewritten(copied, replacing(file_id, ids.new_id(ids.FILE)))
+    scan = bobs_scan(lab, alice, bob)
+    _, _, copied = scan.copy(file_id=ids.new_id(ids.FILE))
+    without_bytes = rewritten(copied, lambda name, d: None if name.startswith("blobs/") else d)
     other_bytes = rewritten(copied, lambda name, d: PNG + b"guess" if name.startswith("blobs/") else d)
-    for probe in (without_blobs(copied), other_bytes):
-        error = assert_error(restore(lab, alice, root, probe), 422, "memory_invalid")
+    for probe in (without_bytes, other_bytes):
+        error = assert_error(restore(lab, alice, scan.root, probe), 422, "memory_invalid")
         assert error["param"] == "archive"
