@@ -6,7 +6,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, NonNegativeInt, PositiveInt, SecretStr, model_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveInt,
+    SecretStr,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 NEO4J_SCHEMES = frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"})
@@ -137,6 +145,10 @@ class Settings(BaseSettings):
     `why` names `query_words` for the hits they find."""
     recall_candidates: int = 20
     """Candidates each signal brings to the fusion; twice the recall's `limit` when that is more."""
+    recall_date_boost: NonNegativeFloat = 0.0
+    """When a `query` names a date ("on 7 July, 2023", "in May 2023"), the candidates whose
+    `time.valid_from` (else their writing time) falls in that period gain this share of the best fused
+    score, and `why` names `time`; `0` turns it off."""
     # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact
     # question scans in Cypher); keyed by each memory's records_version, so never stale.
     recall_vector_cache_mb: NonNegativeInt = 256

@@ -184,6 +184,7 @@ def _recall(
         search_query_words=settings.recall_query_words,
         candidates=settings.recall_candidates,
         history_window=settings.recall_history_window,
+        date_boost=settings.recall_date_boost,
     )
     graph = GraphService(
         tree, Neo4jGraphStore(store), recall_store, records, references, subtree_cap=settings.subtree_cap

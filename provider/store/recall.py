@@ -190,6 +190,11 @@ class Neo4jRecallStore:
         rows = await self.store.read("recall_versions_at", ids=record_ids, at=at)
         return [version_from(r["version"]) for r in rows]
 
+    async def times(self, record_ids: list[str]) -> dict[str, int]:
+        """When each record holds (its valid_from, else when written), in ms; absent when unknown."""
+        rows = await self.store.read("recall_times", ids=record_ids)
+        return {str(r["id"]): int(r["at"]) for r in rows if r["at"] is not None}
+
     async def current(self, record_ids: list[str]) -> dict[str, RecordVersion]:
         """Current versions by id."""
         rows = await self.store.read("record_current_many", ids=record_ids)

@@ -8,6 +8,7 @@ from typing import Any
 from provider import access, ids
 from provider.embeddings import Embedder
 from provider.models import Caller, MemoryView, ReadRecord, RecallAnswer, RecallAsk, RecordVersion
+from provider.services.recall.dates import named_period
 from provider.services.recall.filters import compile_filters
 from provider.services.recall.fusion import Fused, fuse, fuse_scores
 from provider.services.recall.words import query_words
@@ -38,6 +39,7 @@ class RecallService:
         search_query_words: bool = False,
         candidates: int = 20,
         history_window: int = 2_000,
+        date_boost: float = 0.0,
     ):
         self.tree = tree
         self.store = recall
@@ -50,6 +52,7 @@ class RecallService:
         self.search_query_words = search_query_words
         self.candidates = candidates
         self.history_window = history_window
+        self.date_boost = date_boost
 
     def capabilities(self) -> dict[str, Any]:
         """Every signal is served; abstain is a calibrated judgement."""
@@ -149,11 +152,29 @@ class RecallService:
         if not rankings:
             rankings["filters"], strategy = await self.store.fields(scope, dnf, k)
         fused = self._fuse(rankings)
+        if self.date_boost and request.query:
+            fused = await self._dated(fused, named_period(request.query))
         if request.filters is not None:
             for hit in fused:
                 hit.why = [*hit.why, "filters"] if "filters" not in hit.why else hit.why
         best = max((h.similarity for h in fused if h.similarity is not None), default=None)
         return fused, best, strategy
+
+    async def _dated(self, fused: list[Fused], period: tuple[int, int] | None) -> list[Fused]:
+        """Lifts the hits whose time falls in the period the question names, by a share of the best score.
+
+        A share, not a constant, so it means the same under rank and score fusion; `why` says `time`.
+        """
+        if period is None or not fused:
+            return fused
+        lift = self.date_boost * max(h.score for h in fused)
+        times = await self.store.times([h.record_id for h in fused])
+        for hit in fused:
+            at = times.get(hit.record_id)
+            if at is not None and period[0] <= at < period[1]:
+                hit.score += lift
+                hit.why = [*hit.why, "time"]
+        return sorted(fused, key=lambda h: (-h.score, h.record_id))
 
     def _words(self, request: RecallAsk) -> tuple[str | None, str]:
         """The words to search and the signal they count as: `text`, else the query's own words."""

@@ -1,0 +1,74 @@
+"""A question naming a date lifts what holds then (UHP_RECALL_DATE_BOOST), against a real Neo4j."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from provider.api.app import create_app
+from provider.config import Settings
+from provider.embeddings import OnnxEmbedder
+from tests.api.recall_support import found, recall
+from tests.api.records_support import Lab
+from tests.conftest import Member
+
+
+@pytest.fixture(scope="module")
+def lifting(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
+    """An app on the suite's Neo4j that lifts dated candidates by the whole best score."""
+    with TestClient(
+        create_app(settings.model_copy(update={"recall_date_boost": 1.0}), embedder=embedder)
+    ) as c:
+        yield c
+
+
+@pytest.fixture
+def lab(lifting: TestClient) -> Iterator[Lab]:
+    tracker = Lab(lifting)
+    yield tracker
+    tracker.cleanup()
+
+
+def dinners(lab: Lab, alice: Member) -> tuple[str, str, str]:
+    """Two dinners at the harbour, in May and in July, the May one told in the question's own words."""
+    memory = lab.memory(alice)
+    may = lab.remember(
+        alice,
+        memory,
+        content="The team dinner at the harbour: everyone talked about the new boat.",
+        time={"valid_from": "2023-05-03T19:00:00Z"},
+    )
+    july = lab.remember(
+        alice,
+        memory,
+        content="Dinner by the water with the crew, lots of laughing.",
+        time={"valid_from": "2023-07-07T19:00:00Z"},
+    )
+    # Far from every question, so min-max scaling gives it, not the July dinner, the bottom score.
+    lab.remember(alice, memory, content="The printer on floor two is out of toner.")
+    return memory, may["id"], july["id"]
+
+
+def test_a_named_date_lifts_what_holds_then(lab: Lab, alice: Member) -> None:
+    memory, may, july = dinners(lab, alice)
+    undated = recall(lab.client, alice, memory, query="What did the team talk about at the harbour dinner?")
+    assert found(undated)[0] == may and all("time" not in r["why"] for r in undated["results"])
+    dated = recall(
+        lab.client, alice, memory, query="What did the team talk about at the harbour dinner on 7 July, 2023?"
+    )
+    assert found(dated)[0] == july
+    assert "time" in dated["results"][0]["why"] and "time" not in dated["results"][1]["why"]
+
+
+def test_off_by_default(client: TestClient, alice: Member) -> None:
+    lab = Lab(client)
+    try:
+        memory, may, _ = dinners(lab, alice)
+        dated = recall(
+            client, alice, memory, query="What did the team talk about at the harbour dinner on 7 July, 2023?"
+        )
+        assert found(dated)[0] == may and all("time" not in r["why"] for r in dated["results"])
+    finally:
+        lab.cleanup()
