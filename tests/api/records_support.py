@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 import uuid
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -135,3 +136,13 @@ class Lab:
 def caller_of(who: Member) -> Caller:
     """The service-level caller a member's key stands for (for services called without HTTP)."""
     return Caller(member_id=who.id, member_type=who.type)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def lab_on(client: TestClient) -> Iterator[Lab]:
+    """A Lab on this app, cleaned up however the test ends."""
+    tracker = Lab(client)
+    try:
+        yield tracker
+    finally:
+        tracker.cleanup()

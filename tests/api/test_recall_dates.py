@@ -11,24 +11,19 @@ from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from tests.api.recall_support import found, recall
-from tests.api.records_support import Lab
+from tests.api.records_support import Lab, lab_on
 from tests.conftest import Member
 
 
 @pytest.fixture(scope="module")
 def lifting(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     """An app on the suite's Neo4j that lifts dated candidates by the whole best score."""
-    with TestClient(
-        create_app(settings.model_copy(update={"recall_date_boost": 1.0}), embedder=embedder)
-    ) as c:
-        yield c
+    own = settings.model_copy(update={"recall_date_boost": 1.0})
+    with TestClient(create_app(own, embedder=embedder)) as app:
+        yield app
 
 
-@pytest.fixture
-def lab(lifting: TestClient) -> Iterator[Lab]:
-    tracker = Lab(lifting)
-    yield tracker
-    tracker.cleanup()
+DATED = "What did the team talk about at the harbour dinner"
 
 
 def dinners(lab: Lab, alice: Member) -> tuple[str, str, str]:
@@ -51,24 +46,18 @@ def dinners(lab: Lab, alice: Member) -> tuple[str, str, str]:
     return memory, may["id"], july["id"]
 
 
-def test_a_named_date_lifts_what_holds_then(lab: Lab, alice: Member) -> None:
-    memory, may, july = dinners(lab, alice)
-    undated = recall(lab.client, alice, memory, query="What did the team talk about at the harbour dinner?")
-    assert found(undated)[0] == may and all("time" not in r["why"] for r in undated["results"])
-    dated = recall(
-        lab.client, alice, memory, query="What did the team talk about at the harbour dinner on 7 July, 2023?"
-    )
-    assert found(dated)[0] == july
-    assert "time" in dated["results"][0]["why"] and "time" not in dated["results"][1]["why"]
+def test_a_named_date_lifts_what_holds_then(lifting: TestClient, alice: Member) -> None:
+    with lab_on(lifting) as lab:
+        memory, may, july = dinners(lab, alice)
+        undated = recall(lifting, alice, memory, query="What did the team talk about at the harbour dinner?")
+        assert found(undated)[0] == may and all("time" not in r["why"] for r in undated["results"])
+        dated = recall(lifting, alice, memory, query=f"{DATED} on 7 July, 2023?")
+        assert found(dated)[0] == july
+        assert "time" in dated["results"][0]["why"] and "time" not in dated["results"][1]["why"]
 
 
 def test_off_by_default(client: TestClient, alice: Member) -> None:
-    lab = Lab(client)
-    try:
+    with lab_on(client) as lab:
         memory, may, _ = dinners(lab, alice)
-        dated = recall(
-            client, alice, memory, query="What did the team talk about at the harbour dinner on 7 July, 2023?"
-        )
+        dated = recall(client, alice, memory, query=f"{DATED} on 7 July, 2023?")
         assert found(dated)[0] == may and all("time" not in r["why"] for r in dated["results"])
-    finally:
-        lab.cleanup()
