@@ -56,8 +56,9 @@ def test_a_named_date_lifts_what_holds_then(lifting: TestClient, alice: Member) 
         assert "time" in dated["results"][0]["why"] and "time" not in dated["results"][1]["why"]
 
 
-def test_off_by_default(client: TestClient, alice: Member) -> None:
-    with lab_on(client) as lab:
+def test_zero_turns_it_off(settings: Settings, embedder: OnnxEmbedder, alice: Member) -> None:
+    own = settings.model_copy(update={"recall_date_boost": 0.0})
+    with TestClient(create_app(own, embedder=embedder)) as plain, lab_on(plain) as lab:
         memory, may, _ = dinners(lab, alice)
-        dated = recall(client, alice, memory, query=f"{DATED} on 7 July, 2023?")
+        dated = recall(plain, alice, memory, query=f"{DATED} on 7 July, 2023?")
         assert found(dated)[0] == may and all("time" not in r["why"] for r in dated["results"])
