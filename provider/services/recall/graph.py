@@ -52,7 +52,9 @@ class GraphService:
         rows = rows[:limit]
         ids = [r["id"] for r in rows]
         versions = await self.recall.current(ids)
-        reads = await self.references.for_reads(caller, [versions[i] for i in ids if i in versions])
+        reads = await self.references.for_reads(
+            caller, [versions[i] for i in ids if i in versions], frozenset(reach.readable_scope())
+        )
         names = {
             v.node.id: v.node.name
             for v in await self.tree.views(caller, sorted({r["memory_id"] for r in rows}))

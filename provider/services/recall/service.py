@@ -109,7 +109,7 @@ class RecallService:
         deeper = sorted({h.memory_id for h in ranked} - views.keys())
         if deeper:
             views.update({v.node.id: v for v in await self.tree.views(caller, deeper)})
-        results = await self._hydrate(caller, ranked, instant, views)
+        results = await self._hydrate(caller, ranked, instant, views, frozenset(reach.readable_scope()))
         parent, children = self._neighbours(parent_id, children_ids, views)
         return RecallAnswer(
             results=results,
@@ -220,11 +220,16 @@ class RecallService:
         return fused, best, "history_scan", cut
 
     async def _hydrate(
-        self, caller: Caller, ranked: list[Fused], instant: int | None, views: dict[str, MemoryView]
+        self,
+        caller: Caller,
+        ranked: list[Fused],
+        instant: int | None,
+        views: dict[str, MemoryView],
+        readable: frozenset[str],
     ) -> list[tuple[ReadRecord, dict[str, str], float | None, list[str]]]:
         versions = await self._versions([h.record_id for h in ranked], instant)
         reads = await self.references.for_reads(
-            caller, [versions[h.record_id] for h in ranked if h.record_id in versions]
+            caller, [versions[h.record_id] for h in ranked if h.record_id in versions], readable
         )
         by_id = {r.version.record_id: r for r in reads}
         names = {memory_id: view.node.name for memory_id, view in views.items()}

@@ -51,10 +51,16 @@ class ReferenceResolver:
         views = await self.tree.views(caller, known)
         return {v.node.id for v in views if "read" in v.privileges}
 
-    async def for_reads(self, caller: Caller, versions: list[RecordVersion]) -> list[ReadRecord]:
-        """Each version with references a reader may follow, and bare unavailable ids for the rest."""
+    async def for_reads(
+        self, caller: Caller, versions: list[RecordVersion], readable_already: frozenset[str] = frozenset()
+    ) -> list[ReadRecord]:
+        """Each version with references a reader may follow, and bare unavailable ids for the rest.
+
+        `readable_already` holds memories the caller's access was judged on in this request (a recall's
+        scope): a target there needs no second look, so most recalls ask nothing more.
+        """
         targets = {r["memory_id"] for v in versions for r in v.references}
-        readable = await self.readable(caller, targets)
+        readable = set(readable_already & targets) | await self.readable(caller, targets - readable_already)
         return [
             ReadRecord(version=v, references=[access.shown_reference(r, readable) for r in v.references])
             for v in versions
