@@ -151,6 +151,14 @@ class Settings(BaseSettings):
     """When a `query` names a date ("on 7 July, 2023", "in May 2023"), the candidates whose
     `time.valid_from` (else their writing time) falls in that period gain this share of the best fused
     score, and `why` names `time`; `0` turns it off."""
+    recall_newer_wins: bool = False
+    """Among a recall's first candidates, a later record on the same subject (same type, same speaker,
+    vectors at least `UHP_RECALL_SAME_SUBJECT_COSINE` apart) ranks just above an earlier one, and `why`
+    names `newer`: "I moved to Oslo" above an older "I live in Lisbon". Costs one statement per recall."""
+    recall_same_subject_cosine: float = Field(default=0.55, ge=0.0, le=1.0)
+    """How close two records' vectors must be to count as the same subject for `UHP_RECALL_NEWER_WINS`;
+    calibrated on all-MiniLM-L6-v2 (an update of a fact: 0.5-0.8; unrelated turns of one speaker: below
+    0.5)."""
     # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact
     # question scans in Cypher); keyed by each memory's records_version, so never stale.
     recall_vector_cache_mb: NonNegativeInt = 256

@@ -185,6 +185,8 @@ def _recall(
         candidates=settings.recall_candidates,
         history_window=settings.recall_history_window,
         date_boost=settings.recall_date_boost,
+        newer_wins=settings.recall_newer_wins,
+        same_subject_cosine=settings.recall_same_subject_cosine,
     )
     graph = GraphService(
         tree, Neo4jGraphStore(store), recall_store, records, references, subtree_cap=settings.subtree_cap

@@ -74,6 +74,16 @@ class HistoryRanking:
     cut: bool
 
 
+@dataclass(frozen=True)
+class Subject:
+    """What tells whether two candidates speak of the same thing, and which of them is later."""
+
+    type: str
+    speaker: str | None
+    at: int
+    vector: list[float]
+
+
 class Neo4jRecallStore:
     """Every statement here takes the scope the access module computed; none runs without it."""
 
@@ -194,6 +204,20 @@ class Neo4jRecallStore:
         """When each record holds (its valid_from, else when written), in ms; absent when unknown."""
         rows = await self.store.read("recall_times", ids=record_ids)
         return {str(r["id"]): int(r["at"]) for r in rows if r["at"] is not None}
+
+    async def subjects(self, record_ids: list[str]) -> dict[str, Subject]:
+        """Type, speaker, time and vector of each record that has a time and a vector."""
+        rows = await self.store.read("recall_subjects", ids=record_ids)
+        return {
+            str(r["id"]): Subject(
+                type=str(r["type"]),
+                speaker=r["speaker"] if isinstance(r["speaker"], str) else None,
+                at=int(r["at"]),
+                vector=list(r["embedding"]),
+            )
+            for r in rows
+            if r["at"] is not None and r["embedding"] is not None
+        }
 
     async def current(self, record_ids: list[str]) -> dict[str, RecordVersion]:
         """Current versions by id."""

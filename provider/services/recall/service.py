@@ -11,6 +11,7 @@ from provider.models import Caller, MemoryView, ReadRecord, RecallAnswer, Recall
 from provider.services.recall.dates import named_period
 from provider.services.recall.filters import compile_filters
 from provider.services.recall.fusion import Fused, fuse, fuse_scores
+from provider.services.recall.recency import newer_first
 from provider.services.recall.words import query_words
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
@@ -40,6 +41,8 @@ class RecallService:
         candidates: int = 20,
         history_window: int = 2_000,
         date_boost: float = 0.0,
+        newer_wins: bool = False,
+        same_subject_cosine: float = 0.55,
     ):
         self.tree = tree
         self.store = recall
@@ -53,6 +56,8 @@ class RecallService:
         self.candidates = candidates
         self.history_window = history_window
         self.date_boost = date_boost
+        self.newer_wins = newer_wins
+        self.same_subject_cosine = same_subject_cosine
 
     def capabilities(self) -> dict[str, Any]:
         """Every signal is served; abstain is a calibrated judgement."""
@@ -154,6 +159,8 @@ class RecallService:
         fused = self._fuse(rankings)
         if self.date_boost and request.query:
             fused = await self._dated(fused, named_period(request.query))
+        if self.newer_wins:
+            fused = await self._newer(fused, request.limit * 2)
         if request.filters is not None:
             for hit in fused:
                 hit.why = [*hit.why, "filters"] if "filters" not in hit.why else hit.why
@@ -175,6 +182,18 @@ class RecallService:
                 hit.score += lift
                 hit.why = [*hit.why, "time"]
         return sorted(fused, key=lambda h: (-h.score, h.record_id))
+
+    async def _newer(self, fused: list[Fused], head: int) -> list[Fused]:
+        """Among the first `head` candidates, a later record on the same subject moves above an earlier one.
+
+        One statement fetches their types, speakers, times and vectors; the rest of the list keeps its
+        order below them.
+        """
+        top, rest = fused[:head], fused[head:]
+        if len(top) < 2:
+            return fused
+        subjects = await self.store.subjects([h.record_id for h in top])
+        return newer_first(top, subjects, self.same_subject_cosine) + rest
 
     def _words(self, request: RecallAsk) -> tuple[str | None, str]:
         """The words to search and the signal they count as: `text`, else the query's own words."""
