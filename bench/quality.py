@@ -21,7 +21,9 @@ also asks, on the same data, with score fusion and the query's words at each wei
 `--longmemeval longmemeval_s_cleaned.json --longmemeval-questions 40` also measures LongMemEval-S from
 its own release: each question with its own haystack of about 50 sessions (about 490 turns), one memory
 per question, a sample keeping the mix of question types. The release is not in this repository:
-docs/PERFORMANCE.md says where a copy can be had.
+docs/PERFORMANCE.md says where a copy can be had. Under each variant's table come the answerable
+questions asked by `query` alone, per category (LoCoMo's number, LongMemEval's question type).
+Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import argparse
 import json
 import secrets
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -160,6 +163,9 @@ def scores(question: Question, results: list[dict[str, Any]]) -> dict[str, float
 def ask(session: Session, memory_id: str, conversation: Conversation) -> dict[str, Any]:
     """Every question in every mode, the floor measured beside each."""
     rows: dict[str, list[dict[str, float]]] = {mode: [] for mode in MODES}
+    # Per answerable question, beside its row: its category (LoCoMo's number, LongMemEval's type) and
+    # whether it abstained, for the per-category lines.
+    kinds: dict[str, list[tuple[str, bool]]] = {mode: [] for mode in MODES}
     abstained: dict[str, dict[str, list[bool]]] = {m: {"answerable": [], "unanswerable": []} for m in MODES}
     latency: dict[str, list[float]] = {name: [] for name in (*MODES, "embedding", "raw_index", "floor")}
     for question in conversation.questions:
@@ -172,18 +178,21 @@ def ask(session: Session, memory_id: str, conversation: Conversation) -> dict[st
             abstained[mode][kind].append(answer.abstain)
             if question.answerable:
                 rows[mode].append(scores(question, answer.wire()["results"]))
+                kinds[mode].append((question.category, answer.abstain))
         embedding, raw = session.floor(question.text)
         latency["embedding"].append(embedding)
         latency["raw_index"].append(raw)
         latency["floor"].append(embedding + raw)
-    return {"rows": rows, "abstained": abstained, "latency": latency}
+    return {"rows": rows, "kinds": kinds, "abstained": abstained, "latency": latency}
 
 
 def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """One data set's figures from its conversations' raw measurements."""
-    out: dict[str, Any] = {"modes": {}, "latency": {}}
+    out: dict[str, Any] = {"modes": {}, "latency": {}, "categories": {}}
     for mode in MODES:
         rows = [row for part in parts for row in part["rows"][mode]]
+        kinds = [kind for part in parts for kind in part["kinds"][mode]]
+        out["categories"][mode] = by_category(rows, kinds)
         keys = sorted({key for row in rows for key in row})
         means = {key: statistics.mean(row[key] for row in rows if key in row) for key in keys}
         rates = {}
@@ -196,6 +205,25 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def by_category(rows: list[dict[str, float]], kinds: list[tuple[str, bool]]) -> dict[str, Any]:
+    """The answerable questions' means per category, and the share of them that abstained."""
+    out: dict[str, Any] = {}
+    for category in sorted({category for category, _ in kinds}):
+        picked = [(row, abstained) for row, (c, abstained) in zip(rows, kinds, strict=True) if c == category]
+        keys = sorted({key for row, _ in picked for key in row})
+        out[category] = {
+            "questions": len(picked),
+            **{key: statistics.mean(row[key] for row, _ in picked if key in row) for key in keys},
+            "abstain_answerable": sum(abstained for _, abstained in picked) / len(picked),
+        }
+    return out
+
+
+def progress(message: str) -> None:
+    """A line on stderr, so a long run shows where it is."""
+    print(f"bench.quality: {message}", file=sys.stderr, flush=True)
+
+
 def ask_variants(
     session: Session, made: dict[str, list[tuple[str, Conversation]]], variants: dict[str, Settings]
 ) -> dict[str, Any]:
@@ -205,7 +233,10 @@ def ask_variants(
         with TestClient(create_app(settings, embedder=session.embedder)) as client:
             session.use(client)
             for name, memories in made.items():
-                parts = [ask(session, memory_id, conversation) for memory_id, conversation in memories]
+                parts = []
+                for number, (memory_id, conversation) in enumerate(memories, start=1):
+                    parts.append(ask(session, memory_id, conversation))
+                    progress(f"{variant}: asked {name} {number}/{len(memories)}")
                 out.setdefault(name, {})[variant] = merge(parts)
     return out
 
@@ -249,9 +280,14 @@ def run(
         session = Session(client, target, embedder, admin_key)
         session.speaker_in_text = speaker_in_text
         try:
+            began = time.monotonic()
             for name, conversations in sets.items():
-                for conversation in conversations:
+                for number, conversation in enumerate(conversations, start=1):
                     memory_id, timings, embedded = session.remember(conversation)
+                    progress(
+                        f"remembered {name} {number}/{len(conversations)} ({len(conversation.turns)} turns, "
+                        f"{time.monotonic() - began:.0f} s in all)"
+                    )
                     made[name].append((memory_id, conversation))
                     remembers[name] += timings
                     embeddings[name] += embedded
@@ -299,6 +335,11 @@ def set_table(figures: dict[str, Any]) -> list[str]:
                 + f"  {lat[mode]['p50_ms'] / floor['p50_ms']:.2f}x"
                 + f"/{lat[mode]['p95_ms'] / floor['p95_ms']:.2f}x"
             )
+        for category, row in measured.get("categories", {}).get("query", {}).items():
+            cells = [f"  cat {category}"[:24], "query", str(row["questions"])]
+            for prefix in ("session_hit", "session_recall", "turn_hit"):
+                cells += [f"{row[f'{prefix}@{k}']:.3f}" if f"{prefix}@{k}" in row else "-" for k in KS]
+            lines.append(" ".join(f"{c:>9}" for c in cells) + f"  {row['abstain_answerable']:.3f}")
         lines.append(
             f"  floor of {variant} (1 embedding + 1 raw index query) p50 {floor['p50_ms']:.1f} "
             f"p95 {floor['p95_ms']:.1f} ms (embedding p50 {lat['embedding']['p50_ms']:.1f}, "
