@@ -146,6 +146,8 @@ def longmemeval_full(path: Path, questions: int | None = None) -> list[Conversat
             # Session ids repeat in a few haystacks of the cleaned release: the place keeps them apart.
             session_key = f"{number}:{session_id}"
             for index, turn in enumerate(session):
+                if not turn["content"].strip():
+                    continue  # a few turns of the release are empty, and an episode cannot be
                 turn_id = f"{session_key}:{index}"
                 turns.append(Turn(turn_id, session_key, turn["role"], said_at, turn["content"]))
                 if turn.get("has_answer"):
