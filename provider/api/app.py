@@ -171,7 +171,10 @@ def _recall(
     embedder: Embedder,
 ) -> tuple[RecallService, GraphService]:
     cache_bytes = settings.recall_vector_cache_mb * 2**20
-    recall_store = Neo4jRecallStore(store, VectorCache(store, cache_bytes) if cache_bytes else None)
+    recall_store = Neo4jRecallStore(
+        store,
+        VectorCache(store, cache_bytes, settings.recall_vector_cache_load_after) if cache_bytes else None,
+    )
     recall = RecallService(
         tree,
         recall_store,

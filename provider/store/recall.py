@@ -103,11 +103,16 @@ class Neo4jRecallStore:
         """Exact over a small scope; index with growing over-fetch, then exact, over a large one."""
         size = size or await self.scope_size(scope)
         if size.in_scope <= EXACT_MAX_RECORDS:
-            if self.vectors is not None and self.vectors.fits(size.in_scope, len(vector)):
+            cache = self.vectors
+            if (
+                cache is not None
+                and cache.fits(size.in_scope, len(vector))
+                and cache.worth_loading(size.versions)
+            ):
                 # The cached matrices of the scope's memories, scored outside Cypher; with filters,
                 # Neo4j only says which records pass them (one round trip, no vector read).
                 passing = None if dnf == [[]] else await self._passing(scope, dnf)
-                hits = await self.vectors.exact(size.versions, vector, k, passing)
+                hits = await cache.exact(size.versions, vector, k, passing)
                 if hits is not None:
                     return hits, "exact"
             return await self._exact(scope, vector, dnf, k), "exact"

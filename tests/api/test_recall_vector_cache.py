@@ -96,15 +96,43 @@ def test_cached_scores_equal_cypher_scores_and_the_cache_is_used(
     for i, fact in enumerate(FACTS):
         mem.remember(alice, root if i % 2 else child, fact)
     cache = cache_of(client)
-    loads = cache.stats.loads
+    loads, deferred = cache.stats.loads, cache.stats.deferred
     first = ranking(client, alice, root)
-    assert cache.stats.loads == loads + 2, "both memories of the scope were loaded"
+    assert cache.stats.loads == loads and cache.stats.deferred == deferred + 1, (
+        "the first question at a version is scanned in Cypher"
+    )
+    assert_same(ranking(client, alice, root), first)
+    assert cache.stats.loads == loads + 2, "the second loads both memories of the scope"
     assert_same(first, ranking(uncached, alice, root))
     hits = cache.stats.hits
     assert_same(ranking(client, alice, root), first)
-    assert cache.stats.hits == hits + 2 and cache.stats.loads == loads + 2, (
-        "the second question loads nothing"
-    )
+    assert cache.stats.hits == hits + 2 and cache.stats.loads == loads + 2, "the third loads nothing"
+
+
+def test_a_memory_written_between_questions_is_scanned_not_loaded_again(
+    client: TestClient, uncached: TestClient, mem: Memories, alice: Member
+) -> None:
+    memory = memory_of_facts(mem, alice)
+    cache = cache_of(client)
+    ranking(client, alice, memory)
+    ranking(client, alice, memory)
+    assert memory in cache.held, "two questions at one version load the memory"
+    loads, deferred = cache.stats.loads, cache.stats.deferred
+    for i in range(3):
+        mem.remember(alice, memory, f"The cat found a new spot to sleep, number {i}.")
+        assert_same(ranking(client, alice, memory), ranking(uncached, alice, memory))
+    assert cache.stats.loads == loads and cache.stats.deferred == deferred + 3
+
+
+def test_loading_on_the_first_question_is_a_setting(
+    settings: Settings, embedder: Embedder, mem: Memories, alice: Member, uncached: TestClient
+) -> None:
+    memory = memory_of_facts(mem, alice)
+    eager = settings.model_copy(update={"recall_vector_cache_load_after": 1})
+    with TestClient(create_app(eager, embedder=embedder)) as app:
+        cache = cache_of(app)
+        assert_same(ranking(app, alice, memory), ranking(uncached, alice, memory))
+        assert cache.stats.loads == 1 and cache.stats.deferred == 0
 
 
 def test_every_write_is_seen_by_the_next_question(
@@ -136,6 +164,7 @@ def test_a_re_embedding_is_seen_by_the_next_question(
     lab: Lab, client: TestClient, uncached: TestClient, mem: Memories, alice: Member
 ) -> None:
     memory = memory_of_facts(mem, alice)
+    ranking(client, alice, memory)  # the first question at a version is scanned; the second loads
     before = ranking(client, alice, memory)
     services = client.app.state.services  # type: ignore[attr-defined]
     reembedder = Reembedder(services.tree, services.records.records, services.records.embedder)
@@ -143,6 +172,7 @@ def test_a_re_embedding_is_seen_by_the_next_question(
     assert client.portal is not None
     assert client.portal.call(reembedder.run, caller_of(alice), memory) == len(FACTS)
     after = ranking(client, alice, memory)
+    assert_same(ranking(client, alice, memory), after)
     assert cache_of(client).held[memory].version > held, "re-embedding bumped the memory's records_version"
     assert_same(after, ranking(uncached, alice, memory))
     assert [i for i, _ in after] == [i for i, _ in before]
@@ -183,6 +213,7 @@ def test_filtered_questions_rank_the_cache_and_ask_neo4j_only_for_the_filter(
         kind_of = "note" if rank % 3 == 0 else "fact"
         mem.remember(alice, memory, fact, type=kind_of, attributes={"kind": kind, "rank": rank})
     cache = cache_of(client)
+    ranking(client, alice, memory, filters=filters)  # scanned in Cypher: new at its version
     loads = cache.stats.loads
     cached = ranking(client, alice, memory, filters=filters)
     assert cache.stats.loads == loads + 1, "the filtered question was ranked over the cache"
@@ -206,6 +237,7 @@ def test_a_filter_that_keeps_few_is_answered_from_the_cache(
     ]
     only_bills = {"field": "attributes.kind", "op": "eq", "value": "bill"}
     cache = cache_of(client)
+    ranking(client, alice, memory, filters=only_bills)  # scanned in Cypher: new at its version
     loads = cache.stats.loads
     cached = ranking(client, alice, memory, filters=only_bills)
     assert sorted(i for i, _ in cached) == sorted(rare)
@@ -224,6 +256,7 @@ def test_what_one_caller_cached_never_reaches_a_caller_who_may_not_read_it(
     secret = mem.remember(alice, cut, "The cat sleeps in the locked server room.")["id"]
     mem.remember(alice, root, "The cat sleeps on the blue sofa.")
     mem.grant(alice, root, bob.principal, "read")
+    ranking(client, alice, root)  # the first question at a version is scanned; the second loads
     assert secret in [i for i, _ in ranking(client, alice, root)], "alice's question cached the cut branch"
     assert cut in cache_of(client).held
     seen = ranking(client, bob, root)
