@@ -133,7 +133,7 @@ class Settings(BaseSettings):
     """The most memories one recall, graph or query covers; a cut is said in `degraded`."""
     abstain_below: float | None = None
     """A recall asked by `query` alone abstains when its best cosine similarity is below this; unset:
-    the value calibrated for `UHP_EMBEDDING_MODEL` (0.5 for all-MiniLM-L6-v2, 0.65 for
+    the value calibrated for `UHP_EMBEDDING_MODEL` (0.45 for all-MiniLM-L6-v2, 0.65 for
     bge-small-en-v1.5; `bench.calibrate_abstain --model`)."""
     # None: meaning and words fused by rank (RRF, main's before issue 17); a number: by score, words
     # weighing this much. 0.7 and query words measured best on LoCoMo's development split (bench.quality).
