@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 from neo4j import GraphDatabase
 
 from bench import corpus
-from bench.embeddings import percentile
+from bench.quality import RAW_INDEX, summary
 from bench.report import aligned, on_neo4j, report
 from bench.service import bench_settings
 from provider.api.app import create_app
@@ -33,12 +33,7 @@ from provider.embeddings import onnx_embedder
 from tests.neo4j_target import Neo4jTarget
 
 RESULTS = Path(__file__).resolve().parent / "results" / "write_then_recall.json"
-RAW_INDEX = "CALL db.index.vector.queryNodes('record_embedding', 20, $vector) YIELD node, score RETURN score"
 OBSERVE_BATCH = 100
-
-
-def summary(samples: list[float]) -> dict[str, float]:
-    return {"p50_ms": percentile(samples, 0.5), "p95_ms": percentile(samples, 0.95), "n": len(samples)}
 
 
 def timed(memory: MemoryClient, memory_id: str, question: str) -> float:
