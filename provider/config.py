@@ -143,6 +143,9 @@ class Settings(BaseSettings):
     recall_query_words: bool = True
     """A `query` is also searched in full text by its own content words (its grammar words dropped);
     `why` names `query_words` for the hits they find."""
+    recall_query_scan_chars: PositiveInt = 2000
+    """How much of a `query` is read for its content words and a named date; the whole query is still
+    embedded. Bounds the work a 200,000-character question makes on the event loop."""
     recall_candidates: int = 20
     """Candidates each signal brings to the fusion; twice the recall's `limit` when that is more."""
     # 0.5 measured best on LoCoMo's development split (bench.quality): first session +0.021 and first

@@ -185,6 +185,7 @@ def _recall(
         abstain_below=abstain_threshold(settings),
         words_weight=settings.recall_words_weight,
         search_query_words=settings.recall_query_words,
+        query_scan_chars=settings.recall_query_scan_chars,
         candidates=settings.recall_candidates,
         history_window=settings.recall_history_window,
         date_boost=settings.recall_date_boost,

@@ -62,3 +62,19 @@ def test_zero_turns_it_off(settings: Settings, embedder: OnnxEmbedder, alice: Me
         memory, may, _ = dinners(lab, alice)
         dated = recall(plain, alice, memory, query=f"{DATED} on 7 July, 2023?")
         assert found(dated)[0] == may and all("time" not in r["why"] for r in dated["results"])
+
+
+def test_only_the_head_of_a_long_query_is_read(lifting: TestClient, alice: Member) -> None:
+    """Dates and content words past UHP_RECALL_QUERY_SCAN_CHARS are not looked for (the bound on the
+    work a hostile 200,000-character question makes); blank padding leaves the meaning alone."""
+    with lab_on(lifting) as lab:
+        memory, may, july = dinners(lab, alice)
+        padding = " " * 2_500
+        near = recall(lifting, alice, memory, query=f"{DATED} on 7 July, 2023?{padding}")
+        assert found(near)[0] == july and "time" in near["results"][0]["why"]
+        far = recall(lifting, alice, memory, query=f"{DATED}{padding} on 7 July, 2023?")
+        assert found(far)[0] == may and all("time" not in r["why"] for r in far["results"])
+        words_near = recall(lifting, alice, memory, query=f"harbour boat{padding}")
+        assert any("query_words" in r["why"] for r in words_near["results"])
+        words_far = recall(lifting, alice, memory, query=f"{padding}harbour boat")
+        assert all("query_words" not in r["why"] for r in words_far["results"])

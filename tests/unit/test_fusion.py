@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from provider.services.recall.fusion import fuse, fuse_scores
-from provider.services.recall.words import query_words
+from provider.services.recall.words import MAX_WORDS, query_words
 
 
 def test_query_words_drop_the_grammar_of_a_question() -> None:
@@ -12,6 +12,11 @@ def test_query_words_drop_the_grammar_of_a_question() -> None:
     assert query_words("What is Melanie's husband's name?") == "Melanie husband name"
     assert query_words("Who is it? Who?") == ""
     assert query_words("group Group GROUP") == "group"
+
+
+def test_query_words_stop_at_the_thirty_second_word() -> None:
+    many = " ".join(f"word{n}" for n in range(1_000))
+    assert query_words(many).split() == [f"word{n}" for n in range(MAX_WORDS)]
 
 
 def test_scores_keep_the_gap_that_ranks_throw_away() -> None:

@@ -38,6 +38,7 @@ class RecallService:
         abstain_below: float,
         words_weight: float | None = None,
         search_query_words: bool = False,
+        query_scan_chars: int = 2_000,
         candidates: int = 20,
         history_window: int = 2_000,
         date_boost: float = 0.0,
@@ -53,6 +54,7 @@ class RecallService:
         self.abstain_below = abstain_below
         self.words_weight = words_weight
         self.search_query_words = search_query_words
+        self.query_scan_chars = query_scan_chars
         self.candidates = candidates
         self.history_window = history_window
         self.date_boost = date_boost
@@ -158,7 +160,7 @@ class RecallService:
             rankings["filters"], strategy = await self.store.fields(scope, dnf, k)
         fused = self._fuse(rankings)
         if self.date_boost and request.query:
-            fused = await self._dated(fused, named_period(request.query))
+            fused = await self._dated(fused, named_period(request.query[: self.query_scan_chars]))
         if self.newer_wins:
             fused = await self._newer(fused, request.limit * 2)
         if request.filters is not None:
@@ -200,7 +202,7 @@ class RecallService:
         if request.text:
             return request.text, "text"
         if request.query and self.search_query_words:
-            return query_words(request.query) or None, "query_words"
+            return query_words(request.query[: self.query_scan_chars]) or None, "query_words"
         return None, "text"
 
     def _fuse(self, rankings: dict[str, list[tuple[str, str, float | None]]]) -> list[Fused]:

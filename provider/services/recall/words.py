@@ -30,12 +30,16 @@ MAX_WORDS = 32
 def query_words(query: str) -> str:
     """The query's content words, in order, once each; empty when it holds none."""
     kept: list[str] = []
+    seen: set[str] = set()
     for match in WORD.finditer(query):
         word = match.group(0)
         stem = re.split(f"[{APOSTROPHES}]", word.lower())[0]
         # "Melanie's" is indexed as one token; the name alone finds her other turns too.
         word = word[: len(stem)] if word.lower()[len(stem) + 1 :] == "s" else word
-        if stem in GRAMMAR or word.lower() in {k.lower() for k in kept}:
+        if stem in GRAMMAR or word.lower() in seen:
             continue
         kept.append(word)
-    return " ".join(kept[:MAX_WORDS])
+        seen.add(word.lower())
+        if len(kept) == MAX_WORDS:
+            break
+    return " ".join(kept)
