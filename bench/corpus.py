@@ -275,8 +275,8 @@ def record_maps(
         writer=writer,
     )
     return {
-        "record": record_properties(version, item.text, vector, now),
-        "version": version_properties(version, item.text, vector),
+        "record": record_properties(version, item.text, {"embedding": vector}, now),
+        "version": version_properties(version, item.text, {"embedding": vector}),
     }
 
 

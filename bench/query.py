@@ -39,7 +39,7 @@ from provider.api.app import create_app
 from provider.client import MemoryClient, UhpError
 from provider.config import Settings
 from provider.embeddings import build_embedder
-from provider.models import RecordVersion, Writer
+from provider.models import RecordVersion, Vectors, Writer
 from provider.protocol.answers.queries import QueryRecordsOut, QueryRowsOut
 from provider.store.driver import Neo4jStore
 from provider.store.records import Neo4jRecordStore
@@ -90,7 +90,7 @@ async def seed(settings: Settings, memory_id: str, writer_id: str, count: int) -
     made: list[str] = []
     try:
         for start in range(0, count, 1000):
-            batch: list[tuple[RecordVersion, str, list[float] | None]] = []
+            batch: list[tuple[RecordVersion, str, Vectors | None]] = []
             for i in range(start, min(count, start + 1000)):
                 record_id = ids.new_id(ids.RECORD)
                 refs = (

@@ -7,7 +7,7 @@
 // score is Neo4j's, rescaled to [0, 1]. Words: the share of $words (lower case; [] for none) that
 // the version's text contains, case-insensitively; only versions containing one.
 // Parameters: $scope, $as_of (int ms), $include_all (bool), $dnf, $vector (list<float> or null),
-//   $words (list<string>), $k (int), $window (int).
+//   $words (list<string>), $k (int), $window (int), $slot (the vector property recall reads).
 // Columns (one row): cut (bool), meaning, words, newest (lists of at most $k maps: id, memory_id,
 //   score; best first, ties newest first; newest: by written_at, score null).
 // Scope: only memories in $scope. `created_at IS NOT NULL` (every Record has it) lets the planner
@@ -36,8 +36,8 @@ CALL () {
 WITH newest[..$window] AS window, size(newest) > $window AS cut
 CALL (window) {
   UNWIND window AS r
-  WITH r WHERE $vector IS NOT NULL AND size(r.embedding) = size($vector)
-  WITH r, vector.similarity.cosine(r.embedding, $vector) AS score
+  WITH r WHERE $vector IS NOT NULL AND size(r[$slot]) = size($vector)
+  WITH r, vector.similarity.cosine(r[$slot], $vector) AS score
   WHERE score IS NOT NULL
   ORDER BY score DESC, r.written_at DESC, r.record_id
   LIMIT $k

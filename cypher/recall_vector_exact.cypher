@@ -1,13 +1,13 @@
 // Meaning, exactly: cosine similarity against every current active record of the scope that
 // passes the filters. Used when the scope is small enough that a scan beats an index search
 // (and never starves: every scoped record is considered).
-// Parameters: $scope (memory ids), $vector (list<float>), $dnf (filters as a list of conjunctions
+// Parameters: $scope (memory ids), $vector (list<float>), $slot (the vector property recall reads), $dnf (filters as a list of conjunctions
 //   of {key, op, value}; [[]] for none), $k (int).
 // Columns: id, memory_id, score. Scope: only records whose memory_id is in $scope.
 // `created_at IS NOT NULL` (every Record has it) lets the planner seek the composite index
 // record_memory (memory_id, created_at) instead of scanning every Record in the database.
 MATCH (r:Record)
-WHERE r.memory_id IN $scope AND r.created_at IS NOT NULL AND r.embedding IS NOT NULL
+WHERE r.memory_id IN $scope AND r.created_at IS NOT NULL AND r[$slot] IS NOT NULL
   AND any(conj IN $dnf WHERE all(p IN conj WHERE
     CASE p.op
       WHEN 'eq' THEN r[p.key] = p.value
@@ -20,7 +20,7 @@ WHERE r.memory_id IN $scope AND r.created_at IS NOT NULL AND r.embedding IS NOT 
       WHEN 'exists' THEN (r[p.key] IS NOT NULL) = p.value
       ELSE false
     END))
-WITH r, vector.similarity.cosine(r.embedding, $vector) AS score
+WITH r, vector.similarity.cosine(r[$slot], $vector) AS score
 ORDER BY score DESC, r.id
 LIMIT $k
 RETURN r.id AS id, r.memory_id AS memory_id, score

@@ -2,11 +2,12 @@
 // the filters. The service raises $fetch (over-fetch) and falls back to the exact scan when the
 // index does not return $k results in scope. The index ranks by quantized vectors (5.26 indexes
 // quantize by default), so the candidates it returns are ranked again by exact cosine.
-// Parameters: $scope, $vector, $dnf, $fetch (int), $k (int).
+// Parameters: $scope, $vector, $dnf, $fetch (int), $k (int), $slot (the vector property recall reads)
+//   and $index (that slot's vector index).
 // Columns: id, memory_id, score (exact cosine, rescaled to [0, 1] as the index reports it),
 //   seen (int: how many the index returned before filtering).
 // Scope: only records whose memory_id is in $scope leave this statement.
-CALL db.index.vector.queryNodes('record_embedding', $fetch, $vector) YIELD node
+CALL db.index.vector.queryNodes($index, $fetch, $vector) YIELD node
 WITH collect(node) AS hits
 UNWIND hits AS r
 WITH r, size(hits) AS seen
@@ -23,7 +24,7 @@ WHERE r.memory_id IN $scope
       WHEN 'exists' THEN (r[p.key] IS NOT NULL) = p.value
       ELSE false
     END))
-WITH r, seen, vector.similarity.cosine(r.embedding, $vector) AS score
+WITH r, seen, vector.similarity.cosine(r[$slot], $vector) AS score
 RETURN r.id AS id, r.memory_id AS memory_id, score, seen
 ORDER BY score DESC, id
 LIMIT $k

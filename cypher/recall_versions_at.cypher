@@ -9,6 +9,6 @@ CALL (rec) {
   MATCH (v:RecordVersion)-[:VERSION_OF]->(rec)
   WHERE v.written_at <= $at AND (v.superseded_at IS NULL OR v.superseded_at > $at)
   WITH v ORDER BY v.version DESC LIMIT 1
-  RETURN v {.*, embedding: null} AS version
+  RETURN v {.*, embedding: null, embedding_b: null} AS version
 }
 RETURN version

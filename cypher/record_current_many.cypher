@@ -4,4 +4,4 @@
 UNWIND $ids AS wanted
 MATCH (rec:Record {id: wanted})
 MATCH (v:RecordVersion {version: rec.version})-[:VERSION_OF]->(rec)
-RETURN v {.*, embedding: null} AS version
+RETURN v {.*, embedding: null, embedding_b: null} AS version

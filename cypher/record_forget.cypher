@@ -10,7 +10,7 @@ MATCH (v:RecordVersion {version: r.version})-[:VERSION_OF]->(r)
 FOREACH (_ IN CASE WHEN already THEN [] ELSE [1] END |
   SET v.status = 'forgotten', v.forgotten_at = $now, v.invalidated_at = $now,
       r.status = 'forgotten', r.updated_at = $now)
-REMOVE r.embedding, r.search_title, r.search_text, r.search_memory, r.locked_at
+REMOVE r.embedding, r.embedding_b, r.search_title, r.search_text, r.search_memory, r.locked_at
 WITH r, already
 CALL (r) {
   MATCH (m:Memory {id: r.memory_id})

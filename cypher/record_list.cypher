@@ -9,6 +9,6 @@ WITH r, coalesce($as_of, 9223372036854775807) AS t
 MATCH (v:RecordVersion)-[:VERSION_OF]->(r)
 WHERE v.written_at <= t AND (v.superseded_at IS NULL OR v.superseded_at > t)
   AND ($include_all OR v.forgotten_at IS NULL OR v.forgotten_at > t)
-RETURN v {.*, embedding: null} AS version
+RETURN v {.*, embedding: null, embedding_b: null} AS version
 ORDER BY r.created_at, r.id
 SKIP $skip LIMIT $limit

@@ -4,6 +4,6 @@
 MATCH (r:Record {memory_id: $memory_id})
 WHERE r.status = 'active' AND r.`attr.standing` = true
 MATCH (v:RecordVersion {version: r.version})-[:VERSION_OF]->(r)
-RETURN v {.*, embedding: null} AS version
+RETURN v {.*, embedding: null, embedding_b: null} AS version
 ORDER BY r.created_at, r.id
 LIMIT $limit

@@ -7,6 +7,6 @@ MATCH (r:Record {id: wanted})
 CALL (r) {
   MATCH (v:RecordVersion)-[:VERSION_OF]->(r)
   WITH v ORDER BY v.version
-  RETURN collect(v {.*, embedding: null}) AS versions
+  RETURN collect(v {.*, embedding: null, embedding_b: null}) AS versions
 }
 RETURN r.id AS id, r.memory_id AS memory_id, versions

@@ -162,6 +162,8 @@ def _key_parsers(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _parser() -> argparse.ArgumentParser:
+    from provider.model_files import MODELS
+
     parser = argparse.ArgumentParser(prog="python -m provider")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the HTTP service")
@@ -193,10 +195,22 @@ def _parser() -> argparse.ArgumentParser:
     bulk.add_argument("--as", dest="principal", required=True, help="member:<id> who may write the memory")
     bulk.add_argument("--batch", type=int, default=256)
     bulk.add_argument("--resume", action="store_true", help="continue from the state file of an earlier run")
-    again = commands.add_parser("reembed", help="recompute a memory's embeddings after a model change")
-    again.add_argument("--memory", required=True)
-    again.add_argument("--as", dest="principal", required=True)
-    again.add_argument("--rebuild-index", action="store_true", help="drop and rebuild the vector index first")
+    again = commands.add_parser(
+        "reembed",
+        help="move the database to another model (--to), or recompute one memory's vectors (--memory)",
+    )
+    target = again.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "--to", choices=sorted(MODELS), help="the model to move every record to, readers unaware"
+    )
+    target.add_argument("--memory", help="one memory's records, in the model recall reads (needs --as)")
+    again.add_argument("--as", dest="principal", help="member:<id> who may write the memory (--memory)")
+    again.add_argument(
+        "--keep-old", action="store_true", help="--to: keep the old model's vectors up to date"
+    )
+    again.add_argument(
+        "--rebuild-index", action="store_true", help="--memory: drop and rebuild the vector index first"
+    )
     export = commands.add_parser("export", help="a memory's readable subtree as a tar archive")
     export.add_argument("memory")
     export.add_argument("--out", type=Path, help="the archive's file (default: stdout)")
@@ -260,6 +274,11 @@ def _in_process(args: argparse.Namespace) -> int:
         return cli.restore_archive(
             settings, args.archive, args.under, args.principal, grants=args.grants, embed=args.embed
         )
+    if args.to:
+        return cli.move_model(settings, args.to, retire=not args.keep_old)
+    if not args.principal:
+        print("reembed --memory: name who acts with --as member:<id>", file=sys.stderr)
+        return 2
     return cli.reembed(settings, args.memory, args.principal, rebuild_index=args.rebuild_index)
 
 

@@ -18,9 +18,11 @@ from provider.errors import MemberNotFoundError, ProviderError
 from provider.models import ArchiveCounts, Caller
 from provider.protocol.answers.archive import RestoredOut
 from provider.protocol.wire import use_limits
+from provider.services.records.model_move import ModelMove
 from provider.services.records.reembed import Reembedder
 from provider.store.driver import Neo4jStore
 from provider.store.schema import apply_schema, rebuild_vector_index
+from provider.store.vector_state import Neo4jVectorStateStore
 
 
 async def _with_services(settings: Settings, work: Any) -> int:
@@ -75,14 +77,31 @@ def import_records(
 
 
 def reembed(settings: Settings, memory_id: str, principal: str, *, rebuild_index: bool) -> int:
-    """`python -m provider reembed`: new vectors for a memory's records after a model change."""
+    """`python -m provider reembed --memory`: new vectors, in the slot recall reads, for one memory."""
 
     async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
         if rebuild_index:
             await rebuild_vector_index(store, embedder.dimension)
         caller = await _caller(services, principal)
-        done = await Reembedder(services.tree, services.records.records, embedder).run(caller, memory_id)
+        done = await Reembedder(services.tree, services.records.records, services.vectors).run(
+            caller, memory_id
+        )
         print(json.dumps({"reembedded": done}))
+        return 0
+
+    return asyncio.run(_with_services(settings, work))
+
+
+def move_model(settings: Settings, model: str, *, retire: bool) -> int:
+    """`python -m provider reembed --to <model>`: the whole database to another model, readers unaware."""
+
+    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
+        await apply_schema(store, embedder.dimension)
+        move = ModelMove(
+            Neo4jVectorStateStore(store), services.vectors, settle_seconds=settings.model_move_settle_seconds
+        )
+        outcome = await move.move(model, retire=retire)
+        print(json.dumps(vars(outcome)))
         return 0
 
     return asyncio.run(_with_services(settings, work))

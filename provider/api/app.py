@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from fastapi import FastAPI
@@ -25,6 +26,7 @@ from provider.embeddings import (
     OnnxEmbedder,
     SentenceTransformerEmbedder,
     configured_embedder,
+    loaded_embedder,
 )
 from provider.model_files import ModelTokenizer, abstain_threshold
 from provider.services.archive.export import ExportService
@@ -51,6 +53,7 @@ from provider.services.tree.grants import GrantService
 from provider.services.tree.harnesses import HarnessService
 from provider.services.tree.identity import IdentityService
 from provider.services.tree.memories import TreeService
+from provider.services.vectors import VectorModels
 from provider.store.archive import Neo4jArchiveStore
 from provider.store.consolidations import Neo4jConsolidationStore
 from provider.store.driver import Neo4jStore
@@ -67,6 +70,7 @@ from provider.store.recall import Neo4jRecallStore
 from provider.store.records import Neo4jRecordStore
 from provider.store.schema import apply_schema
 from provider.store.vector_cache import VectorCache
+from provider.store.vector_state import Neo4jVectorStateStore
 
 
 def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) -> Services:
@@ -85,14 +89,22 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         Neo4jMemoryStore(store), settings.provider_id, busy=runs_store.busy_below, deleted=files.sweep
     )
     references = ReferenceResolver(tree, record_store)
-    records = RecordService(tree, record_store, embedder, files, references)
-    life = _lifecycle(settings, store, tree, records, record_store, references, embedder, runs_store)
+    vectors = VectorModels(
+        Neo4jVectorStateStore(store),
+        embedder,
+        settings.embedding_model,
+        load=partial(loaded_embedder, settings),
+        refresh_seconds=settings.vector_state_seconds,
+    )
+    records = RecordService(tree, record_store, vectors, files, references)
+    life = _lifecycle(settings, store, tree, records, record_store, references, vectors, runs_store)
     idempotency_service = IdempotencyService(Neo4jIdempotencyStore(store), lease_ms=settings.lease_ms)
-    recall, graph = _recall(settings, store, tree, records, references, embedder)
+    recall, graph = _recall(settings, store, tree, records, references, vectors)
     return Services(
         settings=settings,
         store=store,
         embedder=embedder,
+        vectors=vectors,
         identity=IdentityService(principals, settings.admin_key.get_secret_value()),
         admin=AdminService(principals),
         tree=tree,
@@ -130,26 +142,17 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
             interval_seconds=settings.sweep_seconds,
         ),
         queries=QueryService.from_settings(settings, tree, store, references),
-        **_archive(settings, store, tree, blobs, embedder),
+        **_archive(settings, store, tree, blobs, vectors),
     )
 
 
 def _archive(
-    settings: Settings, store: Neo4jStore, tree: TreeService, blobs: BlobStore, embedder: Embedder
+    settings: Settings, store: Neo4jStore, tree: TreeService, blobs: BlobStore, vectors: VectorModels
 ) -> dict[str, Any]:
     archive = Neo4jArchiveStore(store)
     return {
-        "export": ExportService(
-            tree, archive, blobs, page=settings.export_page_records, model=settings.embedding_model
-        ),
-        "restore": RestoreService(
-            tree,
-            archive,
-            blobs,
-            embedder,
-            batch=settings.restore_batch_records,
-            model=settings.embedding_model,
-        ),
+        "export": ExportService(tree, archive, blobs, vectors, page=settings.export_page_records),
+        "restore": RestoreService(tree, archive, blobs, vectors, batch=settings.restore_batch_records),
     }
 
 
@@ -168,7 +171,7 @@ def _recall(
     tree: TreeService,
     records: RecordService,
     references: ReferenceResolver,
-    embedder: Embedder,
+    vectors: VectorModels,
 ) -> tuple[RecallService, GraphService]:
     cache_bytes = settings.recall_vector_cache_mb * 2**20
     recall_store = Neo4jRecallStore(
@@ -180,9 +183,9 @@ def _recall(
         recall_store,
         records,
         references,
-        embedder,
+        vectors,
         subtree_cap=settings.subtree_cap,
-        abstain_below=abstain_threshold(settings),
+        abstain_below=partial(abstain_threshold, settings),
         words_weight=settings.recall_words_weight,
         search_query_words=settings.recall_query_words,
         query_scan_chars=settings.recall_query_scan_chars,
@@ -213,7 +216,7 @@ def _lifecycle(
     records: RecordService,
     record_store: Neo4jRecordStore,
     references: ReferenceResolver,
-    embedder: Embedder,
+    vectors: VectorModels,
     runs_store: Neo4jConsolidationStore,
 ) -> _Lifecycle:
     observe = ObserveService(tree, records, record_store, settings.provider_id)
@@ -231,7 +234,7 @@ def _lifecycle(
         Neo4jEntityStore(store),
         runs_store,
         record_store=record_store,
-        embedder=embedder,
+        vectors=vectors,
         reference_cap=settings.limits().references,
     )
     consolidation = ConsolidationService(
@@ -239,7 +242,7 @@ def _lifecycle(
         runs_store,
         records,
         record_store=record_store,
-        embedder=embedder,
+        vectors=vectors,
         provider_id=settings.provider_id,
         threshold=settings.duplicate_similarity,
         default_budget=settings.consolidation_budget,

@@ -35,6 +35,7 @@ from provider.services.tree.grants import GrantService
 from provider.services.tree.harnesses import HarnessService
 from provider.services.tree.identity import AdminCaller, IdentityService
 from provider.services.tree.memories import TreeService
+from provider.services.vectors import VectorModels
 from provider.store.driver import Neo4jStore
 
 
@@ -45,6 +46,7 @@ class Services:
     settings: Settings
     store: Neo4jStore
     embedder: Embedder
+    vectors: VectorModels
     identity: IdentityService
     admin: AdminService
     tree: TreeService

@@ -21,9 +21,14 @@ class Neo4jArchiveStore:
         """Id → what the archive keeps of each memory."""
         return {r["id"]: r for r in await self.store.read("archive_memories", ids=memory_ids)}
 
-    async def records_page(self, memory_id: str, after: str, limit: int) -> list[PagedRecord]:
-        """Records after `after` (by id): every version, the creation time, each version's vector or None."""
-        rows = await self.store.read("archive_records_page", memory_id=memory_id, after=after, limit=limit)
+    async def records_page(self, memory_id: str, after: str, limit: int, slot: str) -> list[PagedRecord]:
+        """Records after `after` (by id): every version, the creation time, each version's vector.
+
+        The vector is the one in `slot`, or None.
+        """
+        rows = await self.store.read(
+            "archive_records_page", memory_id=memory_id, after=after, limit=limit, slot=slot
+        )
         return [
             (_stored(r, memory_id), int(r["created_at"] or 0), [e[0] for e in r["embeddings"]]) for r in rows
         ]

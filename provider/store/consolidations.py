@@ -58,15 +58,24 @@ class Neo4jConsolidationStore:
         return await self.store.read("consolidation_changes", run_id=run_id)
 
     async def candidates(
-        self, memory_id: str, after: int, after_id: str, entity_types: tuple[str, ...] = ("entity",)
+        self,
+        memory_id: str,
+        after: int,
+        after_id: str,
+        entity_types: tuple[str, ...] = ("entity",),
+        slot: str = "embedding",
     ) -> list[Row]:
-        """Active facts and entities (of these types), oldest first, `fresh` past the last run's stop."""
+        """Active facts and entities (of these types), oldest first, `fresh` past the last run's stop.
+
+        `embedding` is each one's vector in `slot`.
+        """
         return await self.store.read(
             "consolidation_candidates",
             memory_id=memory_id,
             after=after,
             after_id=after_id,
             entity_types=list(entity_types),
+            slot=slot,
         )
 
     async def referrers(self, record_id: str) -> list[Row]:

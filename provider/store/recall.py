@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from provider.models import RecordVersion
+from provider.models import VECTOR_INDEXES, RecordVersion
 from provider.store.driver import Neo4jStore
 from provider.store.records import version_from
 from provider.store.vector_cache import VectorCache
@@ -98,42 +98,60 @@ class Neo4jRecallStore:
         return ScopeSize(int(row["in_scope"]), int(row["total"]), versions)
 
     async def vector(
-        self, scope: list[str], vector: list[float], dnf: Any, k: int, size: ScopeSize | None = None
+        self,
+        scope: list[str],
+        vector: list[float],
+        dnf: Any,
+        k: int,
+        size: ScopeSize | None = None,
+        slot: str = "embedding",
     ) -> tuple[list[Hit], str]:
-        """Exact over a small scope; index with growing over-fetch, then exact, over a large one."""
+        """Exact over a small scope; index with growing over-fetch, then exact, over a large one.
+
+        `slot` is the vector property the question's model matches (docs/MODELS.md).
+        """
         size = size or await self.scope_size(scope)
         if size.in_scope <= EXACT_MAX_RECORDS:
             cache = self.vectors
             if (
                 cache is not None
                 and cache.fits(size.in_scope, len(vector))
-                and cache.worth_loading(size.versions)
+                and cache.worth_loading(size.versions, slot)
             ):
                 # The cached matrices of the scope's memories, scored outside Cypher; with filters,
                 # Neo4j only says which records pass them (one round trip, no vector read).
                 passing = None if dnf == [[]] else await self._passing(scope, dnf)
-                hits = await cache.exact(size.versions, vector, k, passing)
+                hits = await cache.exact(size.versions, vector, k, passing, slot)
                 if hits is not None:
                     return hits, "exact"
-            return await self._exact(scope, vector, dnf, k), "exact"
+            return await self._exact(scope, vector, dnf, k, slot), "exact"
         fetch = min(INDEX_FETCH_MAX, max(k * 4, k * 2 * size.total // max(size.in_scope, 1)))
         while True:
             rows = await self.store.read(
-                "recall_vector_index", scope=scope, vector=vector, dnf=dnf, fetch=fetch, k=k
+                "recall_vector_index",
+                scope=scope,
+                vector=vector,
+                dnf=dnf,
+                fetch=fetch,
+                k=k,
+                slot=slot,
+                index=VECTOR_INDEXES[slot],
             )
             seen = rows[0]["seen"] if rows else fetch
             if len(rows) >= k or seen < fetch:
                 return [(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows], "index"
             if fetch >= INDEX_FETCH_MAX:
-                return await self._exact(scope, vector, dnf, k), "exact_fallback"
+                return await self._exact(scope, vector, dnf, k, slot), "exact_fallback"
             fetch = min(INDEX_FETCH_MAX, fetch * FETCH_GROWTH)
 
     async def _passing(self, scope: list[str], dnf: Any) -> set[str]:
         rows = await self.store.read("recall_filter_scope_ids", scope=scope, dnf=dnf)
         return {str(r["id"]) for r in rows}
 
-    async def _exact(self, scope: list[str], vector: list[float], dnf: Any, k: int) -> list[Hit]:
-        rows = await self.store.read("recall_vector_exact", scope=scope, vector=vector, dnf=dnf, k=k)
+    async def _exact(self, scope: list[str], vector: list[float], dnf: Any, k: int, slot: str) -> list[Hit]:
+        rows = await self.store.read(
+            "recall_vector_exact", scope=scope, vector=vector, dnf=dnf, k=k, slot=slot
+        )
         return [(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows]
 
     async def text(self, scope: list[str], text: str, dnf: Any, k: int) -> list[Hit]:
@@ -178,6 +196,7 @@ class Neo4jRecallStore:
         words: list[str],
         k: int,
         window: int,
+        slot: str = "embedding",
     ) -> HistoryRanking:
         """The versions current at the instant, the newest `window` of them ranked per signal in Neo4j."""
         row = (
@@ -191,6 +210,7 @@ class Neo4jRecallStore:
                 words=words,
                 k=k,
                 window=window,
+                slot=slot,
             )
         )[0]
         return HistoryRanking(
@@ -210,9 +230,9 @@ class Neo4jRecallStore:
         rows = await self.store.read("recall_times", ids=record_ids)
         return {str(r["id"]): int(r["at"]) for r in rows if r["at"] is not None}
 
-    async def subjects(self, record_ids: list[str]) -> dict[str, Subject]:
-        """Type, speaker, time and vector of each record that has a time and a vector."""
-        rows = await self.store.read("recall_subjects", ids=record_ids)
+    async def subjects(self, record_ids: list[str], slot: str = "embedding") -> dict[str, Subject]:
+        """Type, speaker, time and vector (in `slot`) of each record that has a time and a vector."""
+        rows = await self.store.read("recall_subjects", ids=record_ids, slot=slot)
         return {
             str(r["id"]): Subject(
                 type=str(r["type"]),

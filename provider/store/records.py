@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 from provider.ids import parse_instant
-from provider.models import RecordVersion, StoredRecord, Writer
+from provider.models import RecordVersion, StoredRecord, Vectors, Writer
 from provider.store.driver import Neo4jStore, Row
 
 ATTRIBUTE_PREFIX = "attr."
@@ -36,7 +36,7 @@ def _instant_ms(raw: str | None) -> int | None:
     return parse_instant(raw) if raw else None
 
 
-def version_properties(v: RecordVersion, words: str, embedding: list[float] | None = None) -> dict[str, Any]:
+def version_properties(v: RecordVersion, words: str, vectors: Vectors | None = None) -> dict[str, Any]:
     """A RecordVersion node's properties: JSON for nested shapes, plain values for what analysts query."""
     return {
         "record_id": v.record_id,
@@ -64,13 +64,13 @@ def version_properties(v: RecordVersion, words: str, embedding: list[float] | No
         "follows_json": json.dumps(v.follows) if v.follows else None,
         "valid_from_ms": _instant_ms(v.valid_from),
         "valid_to_ms": _instant_ms(v.valid_to),
-        "embedding": embedding,
         **flatten_attributes(v.attributes),
+        **(vectors or {}),
     }
 
 
 def record_properties(
-    v: RecordVersion, words: str, embedding: list[float] | None, created_at: int
+    v: RecordVersion, words: str, vectors: Vectors | None, created_at: int
 ) -> dict[str, Any]:
     """The Record node: identity, current state, and the search projection while it is active."""
     props: dict[str, Any] = {
@@ -93,8 +93,7 @@ def record_properties(
     }
     if v.status == "active":
         props.update(search_title=v.title or "", search_text=words, search_memory=v.memory_id)
-        if embedding:
-            props["embedding"] = embedding
+        props.update(vectors or {})
     return props
 
 
@@ -138,18 +137,18 @@ class Neo4jRecordStore:
     def __init__(self, store: Neo4jStore):
         self.store = store
 
-    async def create(self, version: RecordVersion, words: str, embedding: list[float] | None) -> bool | None:
+    async def create(self, version: RecordVersion, words: str, vectors: Vectors | None) -> bool | None:
         """True when written, False when its id was there already, None when the memory vanished."""
         rows = await self.store.write(
             "record_create",
             memory_id=version.memory_id,
-            record=record_properties(version, words, embedding, version.written_at),
-            version=version_properties(version, words, embedding),
+            record=record_properties(version, words, vectors, version.written_at),
+            version=version_properties(version, words, vectors),
             references=_edges(version.references),
         )
         return bool(rows[0]["created"]) if rows else None
 
-    async def create_many(self, rows: list[tuple[RecordVersion, str, list[float] | None]]) -> int:
+    async def create_many(self, rows: list[tuple[RecordVersion, str, Vectors | None]]) -> int:
         """One transaction for a batch; ids that exist already are left alone. Returns how many were new."""
         if not rows:
             return 0
@@ -168,9 +167,9 @@ class Neo4jRecordStore:
         """Active records' ids and words, by id, after `after`."""
         return await self.store.read("record_embedding_page", memory_id=memory_id, after=after, limit=limit)
 
-    async def set_embeddings(self, rows: list[dict[str, Any]]) -> None:
-        """New vectors for the Record and its current version."""
-        await self.store.write("record_embedding_set", rows=rows)
+    async def set_embeddings(self, slot: str, rows: list[dict[str, Any]]) -> None:
+        """New vectors in one slot for the Record and its current version."""
+        await self.store.write("record_embedding_set", slot=slot, rows=rows)
 
     async def entities(self, memory_ids: list[str], types: tuple[str, ...] = ("entity",)) -> list[Row]:
         """Active records of these types (entities, people, companies) with the names they go by."""
@@ -236,7 +235,7 @@ class Neo4jRecordStore:
         return {r["id"]: r["memory_id"] for r in rows}
 
     async def revise(
-        self, version: RecordVersion, words: str, embedding: list[float] | None, created_at: int
+        self, version: RecordVersion, words: str, vectors: Vectors | None, created_at: int
     ) -> bool:
         """False when another revision got there first."""
         rows = await self.store.write(
@@ -245,8 +244,8 @@ class Neo4jRecordStore:
             memory_id=version.memory_id,
             expected=version.supersedes,
             now=version.written_at,
-            record=record_properties(version, words, embedding, created_at),
-            version=version_properties(version, words, embedding),
+            record=record_properties(version, words, vectors, created_at),
+            version=version_properties(version, words, vectors),
             references=_edges(version.references),
         )
         return bool(rows)

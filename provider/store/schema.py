@@ -22,7 +22,10 @@ async def apply_schema(store: Neo4jStore, dimensions: int) -> None:
     """Creates what is missing; a second run changes nothing."""
     for name in schema_statements():
         await store.write(name, dimensions=dimensions)
-    await check_vector_dimension(store, dimensions)
+    # After a model move the database records each slot's model, and the move made each slot's index
+    # with its model's dimension; the configured model only matters to a database without that record.
+    if not await store.read("vector_state_read"):
+        await check_vector_dimension(store, dimensions)
 
 
 async def check_vector_dimension(store: Neo4jStore, dimensions: int) -> None:

@@ -36,6 +36,7 @@ class Entry:
     version: int
     ids: list[str]
     rows: Matrix
+    slot: str = "embedding"  # the vector property the rows came from
 
     @property
     def nbytes(self) -> int:
@@ -72,7 +73,7 @@ class VectorCache:
         self.stats.too_big += 1
         return False
 
-    def worth_loading(self, versions: dict[str, int]) -> bool:
+    def worth_loading(self, versions: dict[str, int], slot: str = "embedding") -> bool:
         """Whether to answer from the cache (loading what it lacks), or to scan in Cypher this time.
 
         From the cache when each memory is held at its version or has now been asked about
@@ -80,7 +81,7 @@ class VectorCache:
         """
         ready = True
         for memory_id, version in versions.items():
-            if self._current(memory_id, version) is not None:
+            if self._current(memory_id, version, slot) is not None:
                 continue
             seen, count = self.asked.pop(memory_id, (version, 0))
             count = count + 1 if seen == version else 1
@@ -93,31 +94,36 @@ class VectorCache:
         return ready
 
     async def exact(
-        self, versions: dict[str, int], vector: list[float], k: int, passing: set[str] | None = None
+        self,
+        versions: dict[str, int],
+        vector: list[float],
+        k: int,
+        passing: set[str] | None = None,
+        slot: str = "embedding",
     ) -> list[Hit] | None:
         """The top k by cosine over the memories' records (only the ids in `passing`, when given).
 
         None when the memories could not all be held at once: the caller scans in Cypher then.
         """
-        stale = [m for m, version in versions.items() if self._current(m, version) is None]
+        stale = [m for m, version in versions.items() if self._current(m, version, slot) is None]
         if stale:
-            await self._load(stale, versions)
-        entries = [(m, self._current(m, v)) for m, v in versions.items()]
+            await self._load(stale, versions, slot)
+        entries = [(m, self._current(m, v, slot)) for m, v in versions.items()]
         if any(entry is None for _, entry in entries):
             return None  # evicted while loading (a scope near the budget): Cypher answers it
         self.stats.hits += len(versions) - len(stale)
         ranking = Ranking(vector, [(m, e) for m, e in entries if e is not None])
         return ranking.best(k) if passing is None else ranking.best_among(k, passing)
 
-    def _current(self, memory_id: str, version: int) -> Entry | None:
+    def _current(self, memory_id: str, version: int, slot: str = "embedding") -> Entry | None:
         entry = self.held.get(memory_id)
-        if entry is None or entry.version != version:
+        if entry is None or entry.version != version or entry.slot != slot:
             return None
         self.held.move_to_end(memory_id)
         return entry
 
-    async def _load(self, memory_ids: list[str], versions: dict[str, int]) -> None:
-        rows = await self.store.read("recall_vectors_of_memories", memory_ids=memory_ids)
+    async def _load(self, memory_ids: list[str], versions: dict[str, int], slot: str) -> None:
+        rows = await self.store.read("recall_vectors_of_memories", memory_ids=memory_ids, slot=slot)
         for row in rows:
             memory_id = str(row["memory_id"])
             matrix = np.asarray(row["vectors"], dtype=np.float32)
@@ -125,7 +131,9 @@ class VectorCache:
                 matrix = np.zeros((0, 1), dtype=np.float32)
             norms = np.linalg.norm(matrix, axis=1, keepdims=True)
             norms[norms == 0] = 1.0
-            self._put(memory_id, Entry(versions[memory_id], [str(i) for i in row["ids"]], matrix / norms))
+            self._put(
+                memory_id, Entry(versions[memory_id], [str(i) for i in row["ids"]], matrix / norms, slot)
+            )
             self.stats.loads += 1
 
     def _put(self, memory_id: str, entry: Entry) -> None:

@@ -147,13 +147,11 @@ def test_reembedding_restores_each_vector_from_the_model(
     )
     services = lab.client.app.state.services  # type: ignore[attr-defined]
     progress = io.StringIO()
-    reembedder = Reembedder(
-        services.tree, services.records.records, services.records.embedder, progress=progress
-    )
+    reembedder = Reembedder(services.tree, services.records.records, services.vectors, progress=progress)
     assert lab.client.portal is not None
     done = lab.client.portal.call(reembedder.run, caller_of(alice), memory)
     assert done == 3 and "re-embedded 3 records" in progress.getvalue()
-    expected = services.records.embedder.embed_sync(words)
+    expected = services.embedder.embed_sync(words)
     rows = cypher(
         neo4j_target, "MATCH (r:Record) WHERE r.id IN $ids RETURN r.id AS id, r.embedding AS e", ids=made
     )

@@ -294,7 +294,7 @@ class Fixture:
         )  # fmt: skip
         readable = spec in READABLE
         embedding = VECTOR if readable else [self.rng.uniform(-1, 1) for _ in range(DIMENSION)]
-        assert await self.records.create(version, f"{spec.title}\n{spec.text}", embedding)
+        assert await self.records.create(version, f"{spec.title}\n{spec.text}", {"embedding": embedding})
         if spec.forgotten:
             await self.records.forget(mid(spec.memory), rid(spec.name), at + 500)
 

@@ -179,6 +179,6 @@ async def test_the_recall_the_app_builds_abstains_at_the_resolved_threshold(
             environment="test", embedding_model=name, abstain_below=explicit, file_dir=tmp_path
         )
         services = build_services(settings, Neo4jStore(driver, "neo4j"), onnx_embedder(name))
-        assert services.recall.abstain_below == used
+        assert services.recall.abstain_below(name) == used
     finally:
         await driver.close()

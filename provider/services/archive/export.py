@@ -31,6 +31,7 @@ from provider.services.archive.format import (
     version_entry,
 )
 from provider.services.tree.memories import TreeService
+from provider.services.vectors import VectorModels
 from provider.store.archive import Neo4jArchiveStore
 
 Progress = Callable[[ArchiveCounts], None]
@@ -63,7 +64,8 @@ class ExportPlan:
     store: Neo4jArchiveStore
     blobs: BlobStore
     page: int
-    model: str
+    model: str  # the model that made the vectors of `slot`, named beside them in the archive
+    slot: str
     progress: Progress | None = None
     counts: ArchiveCounts = field(default_factory=ArchiveCounts)
 
@@ -117,7 +119,7 @@ class ExportPlan:
     ) -> AsyncIterator[list[dict[str, Any]]]:
         after = ""
         while True:
-            page = await self.store.records_page(memory_id, after, self.page)
+            page = await self.store.records_page(memory_id, after, self.page, self.slot)
             if not page:
                 return
             entries = []
@@ -191,13 +193,19 @@ class ExportService:
     """Judges the export up front (404 before any byte), then hands a plan to stream."""
 
     def __init__(
-        self, tree: TreeService, store: Neo4jArchiveStore, blobs: BlobStore, *, page: int, model: str
+        self,
+        tree: TreeService,
+        store: Neo4jArchiveStore,
+        blobs: BlobStore,
+        vectors: VectorModels,
+        *,
+        page: int,
     ):
         self.tree = tree
         self.store = store
         self.blobs = blobs
         self.page = page
-        self.model = model  # the model the stored vectors came from, named beside them in the archive
+        self.vectors = vectors  # the archive carries the vectors recall reads, and names their model
 
     async def plan(self, caller: Caller, memory_id: str, progress: Progress | None = None) -> ExportPlan:
         """Needs read on the memory: without it, the memory is unknown (404), as it is to a stranger."""
@@ -205,6 +213,16 @@ class ExportService:
         if "read" not in reach.privileges:
             raise MemoryNotFoundError("No memory with that id exists.", param="memory_id")
         tree, withheld = exported_tree(reach)
+        state = await self.vectors.state()
         return ExportPlan(
-            caller, reach, tree, withheld, self.store, self.blobs, self.page, self.model, progress
+            caller,
+            reach,
+            tree,
+            withheld,
+            self.store,
+            self.blobs,
+            self.page,
+            state.active_model,
+            state.active,
+            progress,
         )

@@ -24,7 +24,6 @@ from typing import IO, Any
 
 from provider import access, ids
 from provider.blobs import CHUNK_BYTES, BlobStore
-from provider.embeddings import Embedder
 from provider.errors import RestoreClashError
 from provider.models import ArchiveCounts, Caller, RestoreSummary
 from provider.services.archive.format import (
@@ -36,6 +35,7 @@ from provider.services.archive.format import (
 )
 from provider.services.archive.writing import RecordWriter
 from provider.services.tree.memories import TreeService
+from provider.services.vectors import VectorModels
 from provider.store.archive import Neo4jArchiveStore
 
 Progress = Callable[[ArchiveCounts], None]
@@ -86,17 +86,15 @@ class RestoreService:
         tree: TreeService,
         store: Neo4jArchiveStore,
         blobs: BlobStore,
-        embedder: Embedder,
+        vectors: VectorModels,
         *,
         batch: int,
-        model: str,
     ):
         self.tree = tree
         self.store = store
         self.blobs = blobs
-        self.embedder = embedder
+        self.vectors = vectors  # an archive's vectors are kept for the live slot of their model
         self.batch = batch
-        self.model = model  # an archive's vectors from this model are kept; any others are made again
 
     async def restore(
         self,
@@ -119,10 +117,9 @@ class RestoreService:
             await self.tree.require(caller, under, "delete")
         manifest = await asyncio.to_thread(verified, path)
         summary = RestoreSummary(memory_id=under, root=manifest.root, withheld=manifest.withheld)
-        model = None if embed else self.model
         files = _FileGuard(self.tree, self.store, caller)
         writer = RecordWriter(
-            self.store, self.embedder, model, summary.created, summary.present, files.refuse_unreadable
+            self.store, self.vectors, not embed, summary.created, summary.present, files.refuse_unreadable
         )
         held = {name.removeprefix("blobs/") for name in manifest.members if name.startswith("blobs/")}
         run = _Run(self, caller, under, summary, writer, files, held, grants, progress)

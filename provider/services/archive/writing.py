@@ -1,7 +1,8 @@
 """Records from an archive, a batch at a time: compared with what is there, embedded, written whole.
 
-A version's vector travels with it when this deployment runs the model that made it: it is written as
-it came, and only the versions without one (another model, or none carried) go through the model.
+A version's vector travels with it when a vector slot of this deployment holds the model that made it:
+it is written as it came, and every other live slot's vector (another model, or none carried) is made
+here.
 """
 
 from __future__ import annotations
@@ -9,15 +10,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from provider.embeddings import Embedder
 from provider.errors import RestoreClashError
-from provider.models import ArchiveCounts, RecordVersion, RestoredRecord
+from provider.models import ArchiveCounts, RecordVersion, RestoredRecord, Vectors
 from provider.services.archive.format import invalid, unpacked, version_entry, version_of
 from provider.services.records.attributes import words_of
+from provider.services.vectors import VectorModels
 from provider.store.archive import Neo4jArchiveStore
 
 Vector = list[float] | None
-Pending = tuple[list[RecordVersion], int, list[Vector]]  # versions, created_at, carried vectors
+Carried = tuple[str | None, list[Vector]]  # the model that made the carried vectors, one per version
+Pending = tuple[list[RecordVersion], int, Carried]  # versions, created_at, what the archive carried
 
 
 class RecordWriter:
@@ -26,15 +28,15 @@ class RecordWriter:
     def __init__(
         self,
         store: Neo4jArchiveStore,
-        embedder: Embedder,
-        model: str | None,
+        vectors: VectorModels,
+        keep_carried: bool,
         created: ArchiveCounts,
         present: ArchiveCounts,
         refuse_unreadable_files: Callable[[list[str]], Awaitable[None]],
     ):
         self.store = store
-        self.embedder = embedder
-        self.model = model  # whose carried vectors are kept; None keeps none
+        self.vectors = vectors
+        self.keep_carried = keep_carried  # False: every vector is made here
         self.created = created
         self.present = present
         self.refuse_unreadable_files = refuse_unreadable_files
@@ -47,24 +49,27 @@ class RecordWriter:
             raise invalid(f"The archive's record {entry['id']} has no versions of its own.")
         if any(v.memory_id != entry["memory_id"] for v in versions) or entry["memory_id"] not in memories:
             raise invalid(f"The archive's record {entry['id']} is in a memory the archive does not hold.")
-        paired = sorted(zip(versions, self._carried(entry, len(versions)), strict=True), key=_by_version)
+        model, carried = await self._carried(entry, len(versions))
+        paired = sorted(zip(versions, carried, strict=True), key=_by_version)
         versions = [v for v, _ in paired]
         if versions[-1].version != entry["current"]:
             raise invalid(f"The archive's record {entry['id']} does not end at its current version.")
         created_at = int(entry["created_at"] or versions[0].written_at)
-        self.pending.append((versions, created_at, [vector for _, vector in paired]))
+        self.pending.append((versions, created_at, (model, [vector for _, vector in paired])))
         if len(self.pending) >= batch:
             await self.flush(memories)
 
-    def _carried(self, entry: dict[str, Any], count: int) -> list[Vector]:
-        """The entry's vectors, one per version, when this deployment's model made them; else Nones."""
+    async def _carried(self, entry: dict[str, Any], count: int) -> Carried:
+        """The entry's vectors, one per version, when a live slot's model made them; else Nones."""
         carried = entry.get("vectors")
-        if self.model is None or not isinstance(carried, dict) or carried.get("model") != self.model:
-            return [None] * count
-        packed = carried.get("float32")
+        live = (await self.vectors.state()).models.values()
+        if not self.keep_carried or not isinstance(carried, dict) or carried.get("model") not in live:
+            return None, [None] * count
+        model, packed = str(carried["model"]), carried.get("float32")
         if not isinstance(packed, list) or len(packed) != count:
-            return [None] * count
-        return [unpacked(p, self.embedder.dimension) for p in packed]
+            return None, [None] * count
+        dimension = (await self.vectors.embedder(model)).dimension
+        return model, [unpacked(p, dimension) for p in packed]
 
     async def flush(self, memories: set[str]) -> None:
         """Writes the buffered records that are not there yet; a different record with an id is a clash.
@@ -104,26 +109,29 @@ class RecordWriter:
         self.created.versions += sum(len(v) for v, _, _ in fresh)
 
     async def _embedded(self, records: list[Pending]) -> list[RestoredRecord]:
-        """Each version's words and their vector (none without words): carried, or made in one model call."""
+        """Each version's words and their vectors (none without words), in every live slot.
+
+        A slot's vector is carried when the slot's model made it, else made in one call of that model.
+        """
         words = [[words_of(v) for v in versions] for versions, _, _ in records]
-        missing = [
-            w
-            for ws, (_, _, carried) in zip(words, records, strict=True)
-            for w, vector in zip(ws, carried, strict=True)
-            if w.strip() and vector is None
-        ]
-        made = iter(await self.embedder.embed(missing)) if missing else iter([])
+        slots: list[list[Vectors | None]] = [[{} if w.strip() else None for w in ws] for ws in words]
+        for slot, model in (await self.vectors.state()).models.items():
+            missing = [
+                w
+                for ws, (_, _, (made_by, carried)) in zip(words, records, strict=True)
+                for w, vector in zip(ws, carried, strict=True)
+                if w.strip() and (vector is None or made_by != model)
+            ]
+            embedder = await self.vectors.embedder(model)
+            made = iter(await embedder.embed(missing)) if missing else iter([])
+            for (_, _, (made_by, carried)), record_slots in zip(records, slots, strict=True):
+                for vector, version_slots in zip(carried, record_slots, strict=True):
+                    if version_slots is not None:
+                        kept = vector is not None and made_by == model
+                        version_slots[slot] = vector if kept and vector is not None else next(made)
         return [
-            RestoredRecord(
-                versions=versions,
-                words=ws,
-                vectors=[
-                    None if not w.strip() else vector if vector is not None else next(made)
-                    for w, vector in zip(ws, carried, strict=True)
-                ],
-                created_at=created_at,
-            )
-            for (versions, created_at, carried), ws in zip(records, words, strict=True)
+            RestoredRecord(versions=versions, words=ws, vectors=record_slots, created_at=created_at)
+            for (versions, created_at, _), ws, record_slots in zip(records, words, slots, strict=True)
         ]
 
     async def link(self, entries: list[dict[str, Any]]) -> None:

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from provider import ids, tracing
-from provider.embeddings import Embedder
 from provider.errors import (
     ConflictError,
     ConsolidationNotFoundError,
@@ -23,6 +22,7 @@ from provider.services.records import attributes as kinds
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 from provider.services.types.catalog import ENTITY_TYPES
+from provider.services.vectors import VectorModels
 from provider.store.consolidations import Neo4jConsolidationStore
 from provider.store.records import Neo4jRecordStore
 
@@ -111,7 +111,7 @@ class ConsolidationService:
         records: RecordService,
         *,
         record_store: Neo4jRecordStore,
-        embedder: Embedder,
+        vectors: VectorModels,
         provider_id: str,
         threshold: float,
         default_budget: int,
@@ -119,7 +119,7 @@ class ConsolidationService:
         merger: EntityFolder | None = None,
     ):
         self.merger = merger
-        self.record_store, self.embedder = record_store, embedder
+        self.record_store, self.vectors = record_store, vectors
         self.lease_ms = lease_ms
         self.tree = tree
         self.runs = runs
@@ -148,7 +148,8 @@ class ConsolidationService:
     ) -> ConsolidationRun:
         memory_id = run.memory_id
         try:
-            rows = await self.runs.candidates(memory_id, after, after_id, ENTITY_TYPES)
+            slot, _ = await self.vectors.reading()
+            rows = await self.runs.candidates(memory_id, after, after_id, ENTITY_TYPES, slot)
             # Comparing each examined fact with those kept before it is CPU work: off the event loop.
             decisions = await asyncio.to_thread(
                 decide, rows, now=ids.now_ms(), budget=budget, threshold=self.threshold
@@ -291,7 +292,7 @@ class ConsolidationService:
             writer=run.writer,
         )
         words = kinds.words_of(version)
-        vector = (await self.embedder.embed([words]))[0] if words.strip() else None
+        vector = await self.vectors.one_for_write(words)
         if await self.record_store.revise(version, words, vector, created_at):
             run.superseded += 1
             await self._log(run, current.record_id, "superseded", current.version, version.version)

@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from provider import ids
-from provider.embeddings import Embedder
 from provider.errors import MemoryInvalidError, UnavailableError
 from provider.models import RecordVersion, StoredRecord, Writer
 from provider.services.lifecycle.consolidation import Run
@@ -23,6 +22,7 @@ from provider.services.records import attributes as kinds
 from provider.services.records.service import RecordService
 from provider.services.types.catalog import ADDED
 from provider.services.types.names import folded
+from provider.services.vectors import VectorModels
 from provider.store.consolidations import Neo4jConsolidationStore
 from provider.store.entities import Neo4jEntityStore
 from provider.store.records import Neo4jRecordStore
@@ -115,12 +115,12 @@ class EntityMerger:
         runs: Neo4jConsolidationStore,
         *,
         record_store: Neo4jRecordStore,
-        embedder: Embedder,
+        vectors: VectorModels,
         reference_cap: int,
     ):
         self.records = records
         self.reference_cap = reference_cap  # a merged record holds at most this many, as a written one
-        self.record_store, self.embedder = record_store, embedder
+        self.record_store, self.vectors = record_store, vectors
         self.entities = entities
         self.runs = runs
 
@@ -183,7 +183,7 @@ class EntityMerger:
             writer=writer,
         )
         words = kinds.words_of(version)
-        vector = None if forgotten or not words.strip() else (await self.embedder.embed([words]))[0]
+        vector = None if forgotten else await self.vectors.one_for_write(words)
         if not await self.record_store.revise(version, words, vector, stored.versions[0].written_at):
             raise UnavailableError("A record of the merge was revised meanwhile; try the merge again.")
         run.seq += 1

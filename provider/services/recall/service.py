@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from provider import access, ids
-from provider.embeddings import Embedder
 from provider.models import Caller, MemoryView, ReadRecord, RecallAnswer, RecallAsk, RecordVersion
 from provider.services.recall.dates import named_period
 from provider.services.recall.filters import compile_filters
@@ -16,11 +16,12 @@ from provider.services.recall.words import query_words
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
+from provider.services.vectors import VectorModels
 from provider.store.recall import TEXT_WORDS, Neo4jRecallStore, words_cut
 
 SIGNALS = ("query", "text", "filters")
 # The question's vector, being computed since the request was authenticated.
-Embedding = asyncio.Task[list[list[float]]]
+Embedding = asyncio.Task[tuple[str, list[list[float]]]]  # the slot read, the question's vector
 
 
 class RecallService:
@@ -32,10 +33,10 @@ class RecallService:
         recall: Neo4jRecallStore,
         records: RecordService,
         references: ReferenceResolver,
-        embedder: Embedder,
+        vectors: VectorModels,
         *,
         subtree_cap: int,
-        abstain_below: float,
+        abstain_below: Callable[[str], float],
         words_weight: float | None = None,
         search_query_words: bool = False,
         query_scan_chars: int = 2_000,
@@ -49,9 +50,9 @@ class RecallService:
         self.store = recall
         self.records = records
         self.references = references
-        self.embedder = embedder
+        self.vectors = vectors
         self.subtree_cap = subtree_cap
-        self.abstain_below = abstain_below
+        self.abstain_below = abstain_below  # of the model that embeds the question
         self.words_weight = words_weight
         self.search_query_words = search_query_words
         self.query_scan_chars = query_scan_chars
@@ -76,9 +77,7 @@ class RecallService:
         """Scope, retrieve per signal, fuse, hydrate, judge."""
         # The caller is authenticated: the model embeds the question while access computes the scope
         # (no record is touched before the scope is known; a refused question's vector is dropped).
-        embedding = (
-            asyncio.create_task(self.embedder.embed_questions([request.query])) if request.query else None
-        )
+        embedding = asyncio.create_task(self.vectors.questions([request.query])) if request.query else None
         try:
             return await self._answer(caller, memory_id, request, embedding)
         finally:
@@ -123,7 +122,7 @@ class RecallService:
             parent=parent,
             children=children,
             degraded=degraded,
-            abstain=self._abstain(request, results, best),
+            abstain=self._abstain(request, results, best, await self._threshold(embedding)),
             strategy=strategy,
         )
 
@@ -149,8 +148,8 @@ class RecallService:
         text_search = asyncio.create_task(self.store.text(scope, words, dnf, k)) if words else None
         try:
             if embedding is not None:
-                embedded, size = await asyncio.gather(embedding, self.store.scope_size(scope))
-                rankings["query"], strategy = await self.store.vector(scope, embedded[0], dnf, k, size)
+                (slot, embedded), size = await asyncio.gather(embedding, self.store.scope_size(scope))
+                rankings["query"], strategy = await self.store.vector(scope, embedded[0], dnf, k, size, slot)
             if text_search is not None:
                 rankings[words_signal] = await text_search
         finally:
@@ -194,7 +193,8 @@ class RecallService:
         top, rest = fused[:head], fused[head:]
         if len(top) < 2:
             return fused
-        subjects = await self.store.subjects([h.record_id for h in top])
+        slot, _ = await self.vectors.reading()
+        subjects = await self.store.subjects([h.record_id for h in top], slot)
         return newer_first(top, subjects, self.same_subject_cosine) + rest
 
     def _words(self, request: RecallAsk) -> tuple[str | None, str]:
@@ -216,7 +216,8 @@ class RecallService:
     ) -> tuple[list[Fused], float | None, str, list[str]]:
         """Neo4j ranks the newest `history_window` versions; only each signal's top rows come back."""
         at = instant if instant is not None else ids.now_ms() + 1
-        vector = (await embedding)[0] if embedding is not None else None
+        slot, vectors = (await embedding) if embedding is not None else ("embedding", [None])
+        vector = vectors[0]
         words = [word.lower() for word in request.text.split()] if request.text else []
         ranked = await self.store.history(
             scope,
@@ -227,6 +228,7 @@ class RecallService:
             words=words,
             k=request.limit * 2,
             window=self.history_window,
+            slot=slot,
         )
         cut = [f"history:capped_at_{self.history_window}_versions"] if ranked.cut else []
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
@@ -279,9 +281,17 @@ class RecallService:
         parent = readable.get(parent_id) if parent_id else None
         return parent, [readable[c] for c in children if c in readable]
 
-    def _abstain(self, request: RecallAsk, results: list[Any], best: float | None) -> bool:
+    async def _threshold(self, embedding: Embedding | None) -> float:
+        """The abstain threshold of the model that embedded the question (none asked: unused)."""
+        if embedding is None:
+            return 0.0
+        slot, _ = await embedding
+        state = await self.vectors.state()
+        return self.abstain_below(state.models.get(slot, state.active_model))
+
+    def _abstain(self, request: RecallAsk, results: list[Any], best: float | None, threshold: float) -> bool:
         if not results:
             return True
         if request.query and not request.text and request.filters is None:
-            return best is None or best < self.abstain_below
+            return best is None or best < threshold
         return False

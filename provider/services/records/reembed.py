@@ -1,4 +1,8 @@
-"""Re-embedding a memory's records after a model change, in batches, with progress."""
+"""Re-embedding one memory's records in the slot recall reads, in batches, with progress.
+
+For a repair (records written without vectors, or by an older build); moving the whole deployment to
+another model is `ModelMove` (provider/services/model_move.py), which readers never notice.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,9 @@ import sys
 import time
 from typing import TextIO
 
-from provider.embeddings import Embedder
 from provider.models import Caller
 from provider.services.tree.memories import TreeService
+from provider.services.vectors import VectorModels
 from provider.store.records import Neo4jRecordStore
 
 
@@ -19,14 +23,14 @@ class Reembedder:
         self,
         tree: TreeService,
         records: Neo4jRecordStore,
-        embedder: Embedder,
+        vectors: VectorModels,
         *,
         batch_size: int = 256,
         progress: TextIO = sys.stderr,
     ):
         self.tree = tree
         self.records = records
-        self.embedder = embedder
+        self.vectors = vectors
         self.batch_size = batch_size
         self.progress = progress
 
@@ -38,14 +42,13 @@ class Reembedder:
             page = await self.records.embedding_page(memory_id, after, self.batch_size)
             if not page:
                 break
-            texts = [row["words"] or "" for row in page]
-            vectors = await self.embedder.embed(texts)
+            state = await self.vectors.state()
+            embedder = await self.vectors.embedder(state.active_model)
+            worded = [row for row in page if (row["words"] or "").strip()]
+            vectors = await embedder.embed([row["words"] for row in worded]) if worded else []
             await self.records.set_embeddings(
-                [
-                    {"id": row["id"], "embedding": vector}
-                    for row, vector in zip(page, vectors, strict=True)
-                    if (row["words"] or "").strip()
-                ]
+                state.active,
+                [{"id": row["id"], "embedding": vector} for row, vector in zip(worded, vectors, strict=True)],
             )
             done += len(page)
             after = page[-1]["id"]

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from provider import access, ids
-from provider.embeddings import Embedder
 from provider.errors import (
     MemoryInvalidError,
     MemoryUnsupportedError,
@@ -23,12 +22,14 @@ from provider.models import (
     RecordDraft,
     RecordVersion,
     StoredRecord,
+    Vectors,
     Writer,
 )
 from provider.services.records import attributes as kinds
 from provider.services.records.files import FileService
 from provider.services.records.references import ReferenceResolver
 from provider.services.tree.memories import TreeService, decode_cursor, encode_cursor
+from provider.services.vectors import VectorModels
 from provider.store.records import Neo4jRecordStore
 
 REVISE_ATTEMPTS = 5
@@ -39,7 +40,7 @@ def writer_of(caller: Caller) -> Writer:
     return Writer(kind="member", id=caller.member_id, type=caller.member_type)
 
 
-EmbeddedRow = tuple[RecordVersion, str, list[float] | None]
+EmbeddedRow = tuple[RecordVersion, str, Vectors | None]
 
 
 @dataclass
@@ -57,13 +58,13 @@ class RecordService:
         self,
         tree: TreeService,
         records: Neo4jRecordStore,
-        embedder: Embedder,
+        vectors: VectorModels,
         files: FileService,
         references: ReferenceResolver,
     ):
         self.tree = tree
         self.records = records
-        self.embedder = embedder
+        self.vectors = vectors
         self.files = files
         self.references = references
 
@@ -144,8 +145,8 @@ class RecordService:
         """Each version with its words and their vector (None when it has no words), one batch."""
         words = [kinds.words_of(v) for v in versions]
         embeddable = [w for w in words if w.strip()]
-        vectors = iter(await self.embedder.embed(embeddable)) if embeddable else iter([])
-        embeddings = [next(vectors) if w.strip() else None for w in words]
+        made = iter(await self.vectors.for_writes(embeddable))
+        embeddings = [next(made) if w.strip() else None for w in words]
         return list(zip(versions, words, embeddings, strict=True))
 
     async def stated_version(
@@ -182,10 +183,8 @@ class RecordService:
             follows=draft.follows,
         )
 
-    async def _embedding(self, words: str) -> list[float] | None:
-        if not words.strip():
-            return None
-        return (await self.embedder.embed([words]))[0]
+    async def _embedding(self, words: str) -> Vectors | None:
+        return await self.vectors.one_for_write(words)
 
     async def _stored(
         self, caller: Caller, memory_id: str, record_id: str, privilege: str

@@ -1,0 +1,98 @@
+"""Which model embeds what: the question in the model of the slot recall reads, a write in every live one.
+
+A move to another model (`python -m provider reembed --to`) fills a second vector slot while recall
+keeps reading the first, then switches. Every process learns the slots from the database, at most
+`refresh_seconds` late, so each recall embeds its question with the model of the slot it reads (its
+cosines never mix two models), and each write fills every live slot (nothing written during a move
+is missing after it). docs/MODELS.md tells the whole move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+
+from provider.embeddings import Embedder
+from provider.models import VECTOR_INDEXES, Vectors, VectorState
+from provider.store.vector_state import Neo4jVectorStateStore
+
+Loader = Callable[[str], Embedder]
+"""Builds and loads the embedder of a model by name (blocking: it runs in a worker thread)."""
+
+
+class VectorModels:
+    """The configured embedder, any other model the database's slots name, and the slots themselves."""
+
+    def __init__(
+        self,
+        state: Neo4jVectorStateStore,
+        configured: Embedder,
+        configured_name: str,
+        load: Loader | None = None,
+        *,
+        refresh_seconds: float = 2.0,
+    ):
+        self.state_store = state
+        self.configured = configured
+        self.configured_name = configured_name
+        self.load = load
+        self.refresh_seconds = refresh_seconds
+        self.embedders: dict[str, Embedder] = {configured_name: configured}
+        self._state = VectorState("embedding", {"embedding": configured_name})
+        self._read_at = float("-inf")
+        self._loading = asyncio.Lock()
+
+    @property
+    def dimension(self) -> int:
+        return self.configured.dimension
+
+    async def state(self) -> VectorState:
+        """The slots as the database records them, read again once `refresh_seconds` have passed."""
+        if time.monotonic() - self._read_at >= self.refresh_seconds:
+            recorded = await self.state_store.read()
+            self._state = recorded or VectorState("embedding", {"embedding": self.configured_name})
+            self._read_at = time.monotonic()
+        return self._state
+
+    def forget_state(self) -> None:
+        """The next call reads the slots again (after this process changed them)."""
+        self._read_at = float("-inf")
+
+    async def embedder(self, model: str) -> Embedder:
+        """The embedder of `model`, loaded once, off the event loop."""
+        if model in self.embedders:
+            return self.embedders[model]
+        async with self._loading:
+            if model not in self.embedders:
+                if self.load is None:
+                    raise LookupError(f"This process cannot load the model {model}.")
+                self.embedders[model] = await asyncio.to_thread(self.load, model)
+        return self.embedders[model]
+
+    async def questions(self, texts: Sequence[str]) -> tuple[str, list[list[float]]]:
+        """The slot recall reads, and the questions embedded with that slot's model."""
+        state = await self.state()
+        embedder = await self.embedder(state.active_model)
+        return state.active, await embedder.embed_questions(texts)
+
+    async def reading(self) -> tuple[str, str]:
+        """The slot recall reads and its vector index."""
+        active = (await self.state()).active
+        return active, VECTOR_INDEXES[active]
+
+    async def for_writes(self, texts: Sequence[str]) -> list[Vectors]:
+        """Each text's vectors in every live slot (one while no move runs, two during and after one)."""
+        state = await self.state()
+        vectors: list[Vectors] = [{} for _ in texts]
+        if not texts:
+            return vectors
+        for slot, model in state.models.items():
+            embedder = await self.embedder(model)
+            for text_vectors, vector in zip(vectors, await embedder.embed(texts), strict=True):
+                text_vectors[slot] = vector
+        return vectors
+
+    async def one_for_write(self, text: str) -> Vectors | None:
+        """One text's vectors; None when it has no words to embed."""
+        return (await self.for_writes([text]))[0] if text.strip() else None
