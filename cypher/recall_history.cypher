@@ -36,8 +36,9 @@ CALL () {
 WITH newest[..$window] AS window, size(newest) > $window AS cut
 CALL (window) {
   UNWIND window AS r
-  WITH r WHERE $vector IS NOT NULL AND size(r[$slot]) = size($vector)
-  WITH r, vector.similarity.cosine(r[$slot], $vector) AS score
+  WITH r, r[$slot] AS embedding
+  WHERE $vector IS NOT NULL AND size(embedding) = size($vector)
+  WITH r, vector.similarity.cosine(embedding, $vector) AS score
   WHERE score IS NOT NULL
   ORDER BY score DESC, r.written_at DESC, r.record_id
   LIMIT $k

@@ -9,7 +9,9 @@
 UNWIND $memory_ids AS memory_id
 CALL (memory_id) {
   MATCH (r:Record)
-  WHERE r.memory_id = memory_id AND r.created_at IS NOT NULL AND r[$slot] IS NOT NULL
-  RETURN collect(r.id) AS ids, collect(r[$slot]) AS vectors
+  WHERE r.memory_id = memory_id AND r.created_at IS NOT NULL
+  WITH r, r[$slot] AS embedding
+  WHERE embedding IS NOT NULL
+  RETURN collect(r.id) AS ids, collect(embedding) AS vectors
 }
 RETURN memory_id, ids, vectors

@@ -61,6 +61,10 @@ BULK_STATEMENTS = frozenset(
         "projection_memories",
         "projection_records",
         "schema_023_grant_slot_fill",
+        "vector_fill_page",
+        "vector_fill_set",
+        "vector_fill_missing",
+        "vector_slot_clear",
     }
 )
 
