@@ -44,6 +44,18 @@ class NodeFacts:
 
 
 @dataclass(frozen=True)
+class ScopeSizes:
+    """Read with a reach: each memory's record count (an upper bound), its records_version, the total.
+
+    Recall chooses how to search a scope from them without asking again.
+    """
+
+    records: dict[str, int] = field(default_factory=dict)
+    versions: dict[str, int] = field(default_factory=dict)
+    total: int = 0
+
+
+@dataclass(frozen=True)
 class MemoryNode:
     """A memory as stored."""
 

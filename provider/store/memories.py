@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from provider.errors import UnavailableError
 from provider.ids import now_ms
-from provider.models import MemoryNode, NodeFacts
+from provider.models import MemoryNode, NodeFacts, ScopeSizes
 from provider.store.driver import Neo4jStore, Row
 
 # Nodes (with their versions) deleted per transaction when a memory is deleted.
@@ -37,6 +37,7 @@ class ReachFacts:
     chain: list[NodeFacts]
     below: list[NodeFacts]
     names: dict[str, str]
+    sizes: ScopeSizes = field(default_factory=ScopeSizes)
 
 
 def _chain(row: Row) -> list[NodeFacts]:
@@ -119,7 +120,17 @@ class Neo4jMemoryStore:
             )
             for d in row["below"]
         ]
-        return ReachFacts(chain=chain, below=below, names={d["id"]: d["name"] for d in row["below"]})
+        sizes = ScopeSizes(
+            records={row["id"]: int(row["records"]), **{d["id"]: int(d["records"]) for d in row["below"]}},
+            versions={
+                row["id"]: int(row["records_version"]),
+                **{d["id"]: int(d["records_version"]) for d in row["below"]},
+            },
+            total=int(row["total_records"]),
+        )
+        return ReachFacts(
+            chain=chain, below=below, names={d["id"]: d["name"] for d in row["below"]}, sizes=sizes
+        )
 
     async def granted_facts(self, member_id: str) -> tuple[list[NodeFacts], dict[str, str]]:
         """Every node the caller holds a grant on, with their chains, and the nodes' names."""

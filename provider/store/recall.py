@@ -173,13 +173,15 @@ class Neo4jRecallStore:
                 return [(hit["id"], hit["memory_id"], hit["score"]) for hit in found]
             fetch = min(INDEX_FETCH_MAX, fetch * FETCH_GROWTH)
 
-    async def fields(self, scope: list[str], dnf: Any, k: int) -> tuple[list[Hit], str]:
+    async def fields(
+        self, scope: list[str], dnf: Any, k: int, size: ScopeSize | None = None
+    ) -> tuple[list[Hit], str]:
         """Records passing the filters, newest first, and how they were found.
 
         A scope holding most of the database walks the written_at index newest first and stops at k
         (100,000 records: ~140 ms for the sort became a few ms); a smaller one seeks its memories.
         """
-        size = await self.scope_size(scope)
+        size = size or await self.scope_size(scope)
         newest_first = size.in_scope * 2 >= size.total > 0
         name = "recall_filter_newest" if newest_first else "recall_filter"
         rows = await self.store.read(name, scope=scope, dnf=dnf, k=k)

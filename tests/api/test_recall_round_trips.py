@@ -51,6 +51,7 @@ def test_a_question_costs_one_statement_of_each_kind(mem: Memories, alice: Membe
     asked = sent(client, alice, root, query="where does the cat sleep")
     assert asked and max(asked.values()) == 1, asked
     assert "recall_vector_exact" not in asked, "a small scope is scored from the cache"
+    assert "memory_reach" in asked and "recall_scope_size" not in asked, "the reach reads the scope's size"
 
 
 def test_words_that_match_nothing_under_a_filter_cost_one_full_text_statement(

@@ -17,7 +17,7 @@ from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 from provider.services.vectors import VectorModels
-from provider.store.recall import TEXT_WORDS, Neo4jRecallStore, words_cut
+from provider.store.recall import TEXT_WORDS, Neo4jRecallStore, ScopeSize, words_cut
 
 SIGNALS = ("query", "text", "filters")
 # The question's vector, being computed since the request was authenticated.
@@ -91,12 +91,18 @@ class RecallService:
         self, caller: Caller, memory_id: str, request: RecallAsk, embedding: Embedding | None
     ) -> RecallAnswer:
         # Depth 0 still fetches one level down: the answer names the children to walk to next.
-        reach = await self.tree.readable_scope(
+        # The reach statement also reads each memory's size, so the search needs no statement for it.
+        reach, sizes = await self.tree.sized_scope(
             caller, memory_id, max(request.depth, 1) if request.depth is not None else None
         )
         reach.require("read")
         scoped = access.scope_for(reach, request.depth, self.subtree_cap)
         scope, degraded = scoped.memory_ids, list(scoped.degraded)
+        size = ScopeSize(
+            in_scope=sum(sizes.records.get(m, 0) for m in scope),
+            total=sizes.total,
+            versions={m: sizes.versions.get(m, 0) for m in scope},
+        )
         if request.text and words_cut(request.text):
             degraded.append(f"text:words_capped_at_{TEXT_WORDS}")
         dnf = compile_filters(request.filters, request.types)
@@ -106,7 +112,7 @@ class RecallService:
         # asked memory or a child) are read while the signals run; a result deeper down is read after.
         named = ([parent_id] if parent_id else []) + children_ids
         (ranked, best, strategy, instant, cut), early_views = await asyncio.gather(
-            self._ranked(caller, request, scope, dnf, embedding),
+            self._ranked(caller, request, scope, dnf, embedding, size),
             self.tree.views(caller, sorted({*named, memory_id})),
         )
         degraded += cut
@@ -127,28 +133,34 @@ class RecallService:
         )
 
     async def _ranked(
-        self, caller: Caller, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None
+        self,
+        caller: Caller,
+        request: RecallAsk,
+        scope: list[str],
+        dnf: Any,
+        embedding: Embedding | None,
+        size: ScopeSize,
     ) -> tuple[list[Fused], float | None, str, int | None, list[str]]:
         """The fused ranking, its best similarity, how it was found, and the instant it is true at."""
         instant = await self.records.instant(caller, request.as_of)
         if instant is not None or request.include == "all":
             fused, best, strategy, cut = await self._history(request, scope, dnf, instant, embedding)
             return fused, best, strategy, instant, cut
-        return (*await self._current(request, scope, dnf, embedding), instant, [])
+        return (*await self._current(request, scope, dnf, embedding, size), instant, [])
 
     async def _current(
-        self, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None
+        self, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None, size: ScopeSize
     ) -> tuple[list[Fused], float | None, str]:
         k = max(request.limit * 2, self.candidates)
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
         strategy = "fields"
         words, words_signal = self._words(request)
-        # The signals are independent: the model embeds the question while Neo4j sizes the scope and
-        # searches the words, so a fused question costs about its slowest signal, not their sum.
+        # The signals are independent: the model embeds the question while Neo4j searches the words,
+        # so a fused question costs about its slowest signal, not their sum.
         text_search = asyncio.create_task(self.store.text(scope, words, dnf, k)) if words else None
         try:
             if embedding is not None:
-                (slot, embedded), size = await asyncio.gather(embedding, self.store.scope_size(scope))
+                slot, embedded = await embedding
                 rankings["query"], strategy = await self.store.vector(scope, embedded[0], dnf, k, size, slot)
             if text_search is not None:
                 rankings[words_signal] = await text_search
@@ -156,7 +168,7 @@ class RecallService:
             if text_search is not None and not text_search.done():
                 text_search.cancel()
         if not rankings:
-            rankings["filters"], strategy = await self.store.fields(scope, dnf, k)
+            rankings["filters"], strategy = await self.store.fields(scope, dnf, k, size)
         fused = self._fuse(rankings)
         if self.date_boost and request.query:
             fused = await self._dated(fused, named_period(request.query[: self.query_scan_chars]))
