@@ -83,8 +83,9 @@ class ModelMove:
 
     async def _prepare(self, state: VectorState, target: str, dimensions: int) -> None:
         """Empties the target slot of anything an earlier move left there, and gives it a fresh index."""
-        await self._write(VectorState(state.active, {state.active: state.active_model}))
-        await self._settle("no process writes the slot to be filled")
+        if target in state.models:  # processes may still write it with its old model
+            await self._write(VectorState(state.active, {state.active: state.active_model}))
+            await self._settle("no process writes the slot to be filled")
         cleared = await self._clear(target)
         self._say(f"cleared {cleared} old vectors from {target}\n")
         await self.state_store.drop_index(target)
