@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from provider.embeddings import Embedder
+from provider.errors import UnavailableError
 from provider.models import VECTOR_INDEXES, Vectors, VectorState
 from provider.store.vector_state import Neo4jVectorStateStore
 
@@ -66,8 +67,14 @@ class VectorModels:
         async with self._loading:
             if model not in self.embedders:
                 if self.load is None:
-                    raise LookupError(f"This process cannot load the model {model}.")
-                self.embedders[model] = await asyncio.to_thread(self.load, model)
+                    raise UnavailableError(f"This process cannot load the embedding model {model}.")
+                try:
+                    self.embedders[model] = await asyncio.to_thread(self.load, model)
+                except (OSError, ValueError, RuntimeError) as e:  # a fetch refused, a file missing
+                    raise UnavailableError(
+                        f"The database's embedding model {model} cannot be loaded here: {e}. "
+                        f"Fetch it first: UHP_EMBEDDING_MODEL={model} python -m provider fetch-model."
+                    ) from e
         return self.embedders[model]
 
     async def questions(self, texts: Sequence[str]) -> tuple[str, list[list[float]]]:
