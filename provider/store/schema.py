@@ -18,13 +18,22 @@ def schema_statements() -> list[str]:
     return sorted(n for n in names() if n.startswith("schema_0"))
 
 
+FIRST_SLOT_INDEX = "schema_009_record_embedding"
+
+
 async def apply_schema(store: Neo4jStore, dimensions: int) -> None:
-    """Creates what is missing; a second run changes nothing."""
+    """Creates what is missing; a second run changes nothing.
+
+    After a model move the database records each vector slot's model, and the move made each live
+    slot's index with its model's dimension: the configured model then decides no index, and the
+    first slot's index is not made again once a move retired it.
+    """
+    state = await store.read("vector_state_read")
+    retired_first = bool(state) and state[0]["model_embedding"] is None
     for name in schema_statements():
-        await store.write(name, dimensions=dimensions)
-    # After a model move the database records each slot's model, and the move made each slot's index
-    # with its model's dimension; the configured model only matters to a database without that record.
-    if not await store.read("vector_state_read"):
+        if not (name == FIRST_SLOT_INDEX and retired_first):
+            await store.write(name, dimensions=dimensions)
+    if not state:
         await check_vector_dimension(store, dimensions)
 
 

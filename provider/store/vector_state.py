@@ -7,6 +7,7 @@ from typing import Any
 from provider.ids import now_ms
 from provider.models import VectorState
 from provider.store.driver import Neo4jStore, Row
+from provider.store.schema import FIRST_SLOT_INDEX
 
 
 class Neo4jVectorStateStore:
@@ -59,7 +60,7 @@ class Neo4jVectorStateStore:
 
     async def create_index(self, slot: str, dimensions: int) -> None:
         await self.store.write(
-            "schema_009_record_embedding" if slot == "embedding" else "vector_index_create_b",
+            FIRST_SLOT_INDEX if slot == "embedding" else "vector_index_create_b",
             dimensions=dimensions,
         )
 

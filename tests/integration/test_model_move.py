@@ -229,3 +229,20 @@ def test_a_move_to_the_model_already_read_changes_nothing(deployment: Deployment
     assert deployment.client.portal is not None
     outcome = deployment.client.portal.call(move.move, BGE)
     assert (outcome.active, outcome.filled, outcome.passes, outcome.retired) == ("embedding_b", 0, 0, None)
+
+
+def test_a_process_started_after_the_move_follows_it_and_makes_no_retired_index(
+    deployment: Deployment, embedder: OnnxEmbedder
+) -> None:
+    """Configured with MiniLM, started on a database that moved to bge-small: it asks in bge-small,
+    and start-up's idempotent schema does not make the retired slot's index again."""
+    with TestClient(create_app(deployment.settings, embedder=embedder)) as restarted:
+        indexes = {r["name"] for r in deployment.cypher("SHOW VECTOR INDEXES YIELD name")}
+        assert indexes == {"record_embedding_b"}
+        for name, question in QUESTIONS.items():
+            ranked = recall(restarted, deployment.alice, deployment.memory, query=question, limit=5)
+            assert found(ranked)[0] == deployment.ids[name], (name, found(ranked))
+        services = restarted.app.state.services  # type: ignore[attr-defined]
+        assert restarted.portal is not None
+        slot, _ = restarted.portal.call(services.vectors.questions, [QUESTIONS["boat"]])
+        assert slot == "embedding_b"
