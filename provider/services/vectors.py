@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from provider.embeddings import Embedder
 from provider.errors import UnavailableError
-from provider.models import VECTOR_INDEXES, Vectors, VectorState
+from provider.models import Vectors, VectorState
 from provider.store.vector_state import Neo4jVectorStateStore
 
 Loader = Callable[[str], Embedder]
@@ -35,24 +35,23 @@ class VectorModels:
         refresh_seconds: float = 2.0,
     ):
         self.state_store = state
-        self.configured = configured
         self.configured_name = configured_name
         self.load = load
         self.refresh_seconds = refresh_seconds
         self.embedders: dict[str, Embedder] = {configured_name: configured}
-        self._state = VectorState("embedding", {"embedding": configured_name})
+        self.unmoved = VectorState("embedding", {"embedding": configured_name})  # no move recorded
+        self._state = self.unmoved
         self._read_at = float("-inf")
         self._loading = asyncio.Lock()
 
-    @property
-    def dimension(self) -> int:
-        return self.configured.dimension
+    async def state(self, *, fresh: bool = False) -> VectorState:
+        """The slots as the database records them, read again once `refresh_seconds` have passed.
 
-    async def state(self) -> VectorState:
-        """The slots as the database records them, read again once `refresh_seconds` have passed."""
-        if time.monotonic() - self._read_at >= self.refresh_seconds:
+        `fresh` reads them now (the model-move command, which must not act on a stale view).
+        """
+        if fresh or time.monotonic() - self._read_at >= self.refresh_seconds:
             recorded = await self.state_store.read()
-            self._state = recorded or VectorState("embedding", {"embedding": self.configured_name})
+            self._state = recorded or self.unmoved
             self._read_at = time.monotonic()
         return self._state
 
@@ -83,10 +82,9 @@ class VectorModels:
         embedder = await self.embedder(state.active_model)
         return state.active, await embedder.embed_questions(texts)
 
-    async def reading(self) -> tuple[str, str]:
-        """The slot recall reads and its vector index."""
-        active = (await self.state()).active
-        return active, VECTOR_INDEXES[active]
+    async def reading(self) -> str:
+        """The slot recall reads."""
+        return (await self.state()).active
 
     async def for_writes(self, texts: Sequence[str]) -> list[Vectors]:
         """Each text's vectors in every live slot (one while no move runs, two during and after one)."""

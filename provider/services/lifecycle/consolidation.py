@@ -148,7 +148,7 @@ class ConsolidationService:
     ) -> ConsolidationRun:
         memory_id = run.memory_id
         try:
-            slot, _ = await self.vectors.reading()
+            slot = await self.vectors.reading()
             rows = await self.runs.candidates(memory_id, after, after_id, ENTITY_TYPES, slot)
             # Comparing each examined fact with those kept before it is CPU work: off the event loop.
             decisions = await asyncio.to_thread(

@@ -205,7 +205,7 @@ class RecallService:
         top, rest = fused[:head], fused[head:]
         if len(top) < 2:
             return fused
-        slot, _ = await self.vectors.reading()
+        slot = await self.vectors.reading()
         subjects = await self.store.subjects([h.record_id for h in top], slot)
         return newer_first(top, subjects, self.same_subject_cosine) + rest
 

@@ -54,13 +54,9 @@ class ModelMove:
         self.index_wait_seconds = index_wait_seconds
         self.progress = progress
 
-    async def current(self) -> VectorState:
-        recorded = await self.state_store.read()
-        return recorded or VectorState("embedding", {"embedding": self.vectors.configured_name})
-
     async def move(self, model: str, *, retire: bool = True) -> MoveOutcome:
         """Fills the other slot with `model`, switches recall to it, and (by default) retires the old one."""
-        state = await self.current()
+        state = await self.vectors.state(fresh=True)
         if state.active_model == model and state.filling is None:
             outcome = MoveOutcome(state.active, model)
             if retire and len(state.models) > 1:
@@ -108,7 +104,7 @@ class ModelMove:
 
     async def _pass(self, source: str, target: str, number: int) -> int:
         after, seen, filled, started = "", 0, 0, time.monotonic()
-        model = (await self.current()).models[target]
+        model = (await self.vectors.state(fresh=True)).models[target]
         embedder = await self.vectors.embedder(model)
         while True:
             page = await self.state_store.fill_page(source, target, after, self.batch_size)
