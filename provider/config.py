@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from limits import parse
 from pydantic import (
     AliasChoices,
     Field,
@@ -339,6 +340,38 @@ class Settings(BaseSettings):
     """Where `python -m provider explorer-assets` puts the graph script the page loads; unset:
     `<UHP_CACHE_DIR>/explorer`."""
 
+    # Fair share (docs/OPERATIONS.md "Fair share"): budgets per principal, then fair queues in front of
+    # the work. Past a budget or a full queue's share: 429 `rate_limited` with Retry-After.
+    rate_reads: str = "120/second"
+    """Reads one principal may send (GET, recall, graph), as `<count>/<second|minute|hour>` or
+    `<count> per <n> <unit>`, counted over a moving window; past it 429 `rate_limited`. `0/second`:
+    no budget."""
+    rate_writes: str = "60/second"
+    """Writes one principal may send (POST, PUT, PATCH, DELETE but reads and queries), the same way."""
+    rate_queries: str = "20/second"
+    """Named and free Cypher queries one principal may send, the same way."""
+    in_flight_per_principal: NonNegativeInt = 8
+    """Requests of one principal being answered or waiting for a turn at once; the next is 429
+    `rate_limited`. 0: no cap."""
+    work_slots: PositiveInt = 3
+    """Requests worked on at once in this process; the rest wait their turn in a queue served
+    round-robin by principal, so a principal with many waiting never pushes one with few back."""
+    queue_max_waiting: PositiveInt = 64
+    """Requests that may wait for a work slot at once; when it is full, the principal with most
+    waiting is refused first (its newest request), never a quieter one."""
+    queue_max_wait_seconds: PositiveFloat = 10.0
+    """The longest a request waits for a work slot before it is told 429 `rate_limited`."""
+    refusal_delay_ms: NonNegativeInt = 200
+    """A 429 for a budget is held this long (at most its Retry-After) before it is sent, so a client
+    that retries at once cannot spend the service's time on refusals."""
+    embed_batch_max: PositiveInt = 32
+    """The most texts (questions and records together) embedded in one model call."""
+    embed_batch_wait_ms: NonNegativeFloat = 2.0
+    """How long a text waits for others to share its model call; a full batch goes at once."""
+    metrics_principals: NonNegativeInt = 20
+    """Principals named in the fair-share metrics' `principal` label (the first seen by this process);
+    every other one counts as `other`, so the series stay bounded."""
+
     @model_validator(mode="after")
     def _refuse_default_admin_key(self) -> Settings:
         # A known or empty admin key is fine on a developer's machine, never in production.
@@ -353,6 +386,16 @@ class Settings(BaseSettings):
         scheme = self.neo4j_uri.split("://", 1)[0] if "://" in self.neo4j_uri else ""
         if self.neo4j_uri and scheme not in NEO4J_SCHEMES:
             raise ValueError(f"NEO4J_URI must start with one of {', '.join(sorted(NEO4J_SCHEMES))}://")
+        return self
+
+    @model_validator(mode="after")
+    def _readable_rates(self) -> Settings:
+        # A budget the limiter cannot read stops the service at start-up, not at the first request.
+        for name in ("rate_reads", "rate_writes", "rate_queries"):
+            try:
+                parse(getattr(self, name))
+            except ValueError as e:
+                raise ValueError(f"UHP_{name.upper()}: {e}") from e
         return self
 
     @model_validator(mode="after")

@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from collections import OrderedDict, deque
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from provider import metrics, tracing
 from provider.config import Settings
+from provider.fairness import current_principal
 from provider.model_files import (
     GRAPH_FILE,
     MAVEN_CENTRAL,
@@ -29,7 +32,10 @@ from provider.onnx_bert import build as build_graph
 class Embedder(Protocol):
     """Turns texts into normalised vectors of a fixed dimension."""
 
-    dimension: int
+    @property
+    def dimension(self) -> int:
+        """The length of every vector (known once the model is loaded)."""
+        ...
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text (a record, or anything stored), in order."""
@@ -231,6 +237,130 @@ class OnnxEmbedder:
         """Questions on a worker thread, traced like any other embedding."""
         with tracing.embedding(self.model_name, len(texts)):
             return await asyncio.to_thread(self.questions_sync, texts)
+
+
+@dataclass
+class _Waiting:
+    """One text waiting for a model call, and where its vector goes."""
+
+    text: str
+    question: bool
+    vector: asyncio.Future[list[float]]
+
+
+class BatchedEmbedder:
+    """Texts that arrive within `wait_ms` of each other share one model call, taken fairly by principal.
+
+    Eight questions asked at once cost about one model call instead of eight calls fighting for two
+    cores; a bulk write's texts are cut into batches of `max_batch`, and each batch takes texts in turn
+    from every principal waiting (`fairness.current_principal`), so one question never waits behind a
+    whole import. One call runs at a time; the texts that arrive meanwhile go in the next, at once.
+    A model whose question instruction is known (its `spec`) embeds questions and records in the same
+    call. Called from another event loop than its first (a command beside the app), it calls the model
+    directly.
+    """
+
+    def __init__(self, inner: Embedder, *, max_batch: int, wait_ms: float):
+        self.inner = inner
+        self.max_batch = max_batch
+        self.wait_seconds = wait_ms / 1000
+        spec = getattr(inner, "spec", None)
+        self.question_prefix: str | None = getattr(spec, "question_prefix", None)
+        self._queues: OrderedDict[str, deque[_Waiting]] = OrderedDict()
+        self._pending = 0
+        self._running = False
+        self._timer: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def dimension(self) -> int:
+        """The model's dimension (known once it is loaded)."""
+        return self.inner.dimension
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Records' texts, batched with whatever else waits."""
+        return await self._submit(texts, question=False)
+
+    async def embed_questions(self, texts: Sequence[str]) -> list[list[float]]:
+        """Questions, batched with whatever else waits."""
+        return await self._submit(texts, question=True)
+
+    async def _submit(self, texts: Sequence[str], *, question: bool) -> list[list[float]]:
+        if not texts:
+            return []
+        loop = asyncio.get_running_loop()
+        self._loop = self._loop or loop
+        if loop is not self._loop:
+            call = self.inner.embed_questions if question else self.inner.embed
+            return await call(texts)
+        waiting = [_Waiting(text, question, loop.create_future()) for text in texts]
+        self._queues.setdefault(current_principal.get(), deque()).extend(waiting)
+        self._pending += len(waiting)
+        self._schedule(loop)
+        return list(await asyncio.gather(*(w.vector for w in waiting)))
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._running:
+            return  # the call running now starts the next when it ends
+        if self._pending >= self.max_batch or not self.wait_seconds:
+            self._start(loop)
+        elif self._timer is None:
+            self._timer = loop.call_later(self.wait_seconds, self._start, loop)
+
+    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._running or not self._pending:
+            return
+        self._running = True
+        loop.create_task(self._run(self._take()))
+
+    def _take(self) -> list[_Waiting]:
+        """Up to `max_batch` texts, one from each waiting principal in turn."""
+        batch: list[_Waiting] = []
+        while self._queues and len(batch) < self.max_batch:
+            principal, queue = next(iter(self._queues.items()))
+            batch.append(queue.popleft())
+            if queue:
+                self._queues.move_to_end(principal)
+            else:
+                del self._queues[principal]
+        self._pending -= len(batch)
+        return batch
+
+    async def _run(self, batch: list[_Waiting]) -> None:
+        try:
+            live = [w for w in batch if not w.vector.done()]  # a caller cancelled meanwhile
+            metrics.EMBED_BATCH_TEXTS.observe(len(live))
+            for group, vectors in await self._embedded(live):
+                for waiting, vector in zip(group, vectors, strict=True):
+                    if not waiting.vector.done():
+                        waiting.vector.set_result(vector)
+        except Exception as e:
+            for waiting in batch:
+                if not waiting.vector.done():
+                    waiting.vector.set_exception(e)
+        finally:
+            self._running = False
+            if self._pending:
+                self._start(asyncio.get_running_loop())
+
+    async def _embedded(self, batch: list[_Waiting]) -> list[tuple[list[_Waiting], list[list[float]]]]:
+        """One call for the whole batch when the question instruction is known, else one per kind."""
+        if not batch:
+            return []
+        if self.question_prefix is not None:
+            texts = [self.question_prefix + w.text if w.question else w.text for w in batch]
+            return [(batch, await self.inner.embed(texts))]
+        records = [w for w in batch if not w.question]
+        questions = [w for w in batch if w.question]
+        done = []
+        if records:
+            done.append((records, await self.inner.embed([w.text for w in records])))
+        if questions:
+            done.append((questions, await self.inner.embed_questions([w.text for w in questions])))
+        return done
 
 
 def onnx_embedder(name: str, *, batch_size: int = 64) -> OnnxEmbedder:

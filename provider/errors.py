@@ -20,6 +20,7 @@ ProviderError
 │   ├── JobNotFoundError       uhp_memory.job_not_found
 │   └── ResponseNotFoundError  response_not_found
 ├── QuotaExhaustedError        quota_exhausted (rate_limit_error: a principal's file quota is full)
+├── RateLimitedError           rate_limited (rate_limit_error: past a budget or a fair queue's depth)
 ├── ConflictError              memory_busy
 │   └── RestoreClashError      uhp_memory.restore_clash
 └── UnavailableError           memory_unavailable
@@ -178,6 +179,20 @@ class QuotaExhaustedError(ProviderError):
 
     code = "quota_exhausted"
     kind = "rate_limit_error"
+
+
+class RateLimitedError(ProviderError):
+    """A caller past its rate, its requests in flight, or its share of a full queue: try again later.
+
+    `retry_after` is whole seconds, at least 1: what the answer's `Retry-After` says.
+    """
+
+    code = "rate_limited"
+    kind = "rate_limit_error"
+
+    def __init__(self, message: str, *, retry_after: int, detail: dict[str, Any] | None = None):
+        super().__init__(message, detail={"retry_after": retry_after, **(detail or {})})
+        self.retry_after = max(1, retry_after)
 
 
 class ConflictError(ProviderError):

@@ -1,7 +1,9 @@
 """What operators watch (`/metrics`, Prometheus text format): one place that names every metric.
 
 Labels are bounded by construction: routes are templates (`/v1/memories/{memory_id}/records`), not
-paths; statements are names from the Cypher catalogue; nothing a caller chooses becomes a label.
+paths; statements are names from the Cypher catalogue; nothing a caller chooses becomes a label. The
+fair-share series name a principal, but only the first `UHP_METRICS_PRINCIPALS` this process sees
+(fairness.PrincipalLabels); every other one counts as `other`.
 The default registry is used, so several apps in one process (the tests) share one set of counts.
 """
 
@@ -48,6 +50,37 @@ SANDBOX_SECONDS = Histogram(
 SANDBOX_QUERIES = Gauge("uhp_query_sandbox_queries_in_flight", "Queries waiting for or running in a sandbox.")
 OBSERVE_JOBS_RUNNING = Gauge("uhp_observe_jobs_running", "Observe jobs running in this process.")
 OBSERVE_JOBS_WAITING = Gauge("uhp_observe_jobs_waiting", "Observe jobs of this process waiting for a turn.")
+FAIR_ADMITTED = Counter(
+    "uhp_fair_admitted",
+    "Requests given a turn by a fair queue, at once or after waiting.",
+    ["queue", "principal"],
+)
+FAIR_QUEUED = Counter("uhp_fair_queued", "Requests that had to wait in a fair queue.", ["queue", "principal"])
+FAIR_REFUSED = Counter(
+    "uhp_fair_refused",
+    "Requests a fair queue refused (429): shed from a full queue, or waited too long.",
+    ["queue", "principal"],
+)
+FAIR_DEPTH = Gauge("uhp_fair_queue_depth", "Requests waiting in a fair queue now.", ["queue"])
+FAIR_WAIT_SECONDS = Histogram(
+    "uhp_fair_wait_seconds",
+    "How long a request waited for its turn in a fair queue.",
+    ["queue"],
+    buckets=SECONDS,
+)
+BUDGET_ADMITTED = Counter(
+    "uhp_budget_admitted", "Requests within their principal's budgets, by budget.", ["budget", "principal"]
+)
+BUDGET_REFUSED = Counter(
+    "uhp_budget_refused",
+    "Requests refused 429 for a budget: `reads`, `writes`, `queries` or `in_flight`.",
+    ["budget", "principal"],
+)
+EMBED_BATCH_TEXTS = Histogram(
+    "uhp_embedding_batch_texts",
+    "Texts in one batched model call (questions and records of any principals together).",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128),
+)
 SCHEMA_CHECKS_WAITING = Gauge(
     "uhp_schema_checks_in_flight", "Params and attribute schema checks in worker processes."
 )

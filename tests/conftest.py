@@ -67,6 +67,13 @@ def settings(
         sweep_seconds=0,
         query_sandbox_url=sandbox.url,
         query_sandbox_token=SecretStr(sandbox.token),
+        # One member drives most of the suite as fast as one client can: the session's apps keep the
+        # fair queue but lift the per-principal budgets, which tests/api/test_fair_share.py tests
+        # on an app of its own.
+        rate_reads="0/second",
+        rate_writes="0/second",
+        rate_queries="0/second",
+        in_flight_per_principal=0,
     )
 
 

@@ -22,6 +22,7 @@ from provider.api.routes import MOUNTED
 from provider.blobs import BlobStore
 from provider.config import Settings
 from provider.embeddings import (
+    BatchedEmbedder,
     Embedder,
     OnnxEmbedder,
     SentenceTransformerEmbedder,
@@ -95,6 +96,9 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         settings.embedding_model,
         load=partial(loaded_embedder, settings),
         refresh_seconds=settings.vector_state_seconds,
+        batching=partial(
+            BatchedEmbedder, max_batch=settings.embed_batch_max, wait_ms=settings.embed_batch_wait_ms
+        ),
     )
     records = RecordService(tree, record_store, vectors, files, references)
     life = _lifecycle(settings, store, tree, records, record_store, references, vectors, runs_store)

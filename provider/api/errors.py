@@ -27,6 +27,7 @@ STATUS: list[tuple[type[errors.ProviderError], int]] = [
     (errors.NotFoundError, 404),
     (errors.ConflictError, 409),
     (errors.QuotaExhaustedError, 429),
+    (errors.RateLimitedError, 429),
     (errors.UnavailableError, 503),
     (errors.ProviderError, 500),
 ]
@@ -50,8 +51,9 @@ def request_id(request: Request) -> str:
 
 
 def error_response(request: Request, error: errors.ProviderError) -> JSONResponse:
-    """The envelope with its status."""
-    return JSONResponse(envelope(error, request_id(request)), status_code=status_of(error))
+    """The envelope with its status; a refusal to come back later says when (`Retry-After`)."""
+    headers = {"Retry-After": str(error.retry_after)} if isinstance(error, errors.RateLimitedError) else None
+    return JSONResponse(envelope(error, request_id(request)), status_code=status_of(error), headers=headers)
 
 
 def _memory_path(request: Request) -> bool:

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from provider import PROTOCOL_VERSION
 from provider.api import observability
+from provider.api.admission import Budgets, FairTurns
 from provider.api.bookmarks import Bookmarks
 from provider.api.edge import Authentication, BodyLimit
 from provider.api.errors import error_response
@@ -27,6 +28,7 @@ from provider.api.idempotency import Idempotency, Replayed, replayed
 from provider.api.limits import RequestLimits
 from provider.config import Settings
 from provider.errors import UnsupportedVersionError
+from provider.fairness import FairGate, PrincipalLabels
 from provider.protocol.discovery import SUPPORTED_VERSIONS
 
 VERSION_HEADER = "UHP-Version"
@@ -72,6 +74,14 @@ def install(app: FastAPI, settings: Settings) -> None:
         "max_upload_bytes": settings.max_upload_bytes,
         "max_restore_bytes": settings.max_restore_bytes,
     }
+    labels = PrincipalLabels(settings.metrics_principals)
+    gate = FairGate(
+        "work",
+        slots=settings.work_slots,
+        max_waiting=settings.queue_max_waiting,
+        max_wait_seconds=settings.queue_max_wait_seconds,
+        labels=labels,
+    )
     layers: list[tuple[type[Any], dict[str, Any]]] = [
         # First: a request in a protocol version this server does not speak is refused before anything
         # else reads it.
@@ -83,10 +93,14 @@ def install(app: FastAPI, settings: Settings) -> None:
         (observability.Observed, {}),
         # Who calls: every layer below knows the caller, or the request was answered 401.
         (Authentication, {}),
+        # A known caller past its budgets is refused before anything else is done for it.
+        (Budgets, {"settings": settings, "labels": labels}),
         # Inside authentication: a stranger's bookmark is never read, let alone waited on.
         (Bookmarks, {}),
         # Bodies are bounded before any layer below, or a route, reads one.
         (BodyLimit, body_bounds),
+        # With its (capped) body read, a request waits for a work slot in its principal's turn.
+        (FairTurns, {"gate": gate}),
         # A replay needs the caller and a bounded body.
         (Idempotency, {}),
         # Innermost: the bounds the request models read while a route parses its body.

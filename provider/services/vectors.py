@@ -20,6 +20,8 @@ from provider.store.vector_state import Neo4jVectorStateStore
 
 Loader = Callable[[str], Embedder]
 """Builds and loads the embedder of a model by name (blocking: it runs in a worker thread)."""
+Batching = Callable[[Embedder], Embedder]
+"""Puts an embedder behind the batcher that shares its model calls (embeddings.BatchedEmbedder)."""
 
 
 class VectorModels:
@@ -33,12 +35,14 @@ class VectorModels:
         load: Loader | None = None,
         *,
         refresh_seconds: float = 2.0,
+        batching: Batching | None = None,
     ):
         self.state_store = state
         self.configured_name = configured_name
         self.load = load
         self.refresh_seconds = refresh_seconds
-        self.embedders: dict[str, Embedder] = {configured_name: configured}
+        self.batching: Batching = batching or (lambda embedder: embedder)
+        self.embedders: dict[str, Embedder] = {configured_name: self.batching(configured)}
         self.unmoved = VectorState("embedding", {"embedding": configured_name})  # no move recorded
         self._state = self.unmoved
         self._read_at = float("-inf")
@@ -68,7 +72,7 @@ class VectorModels:
                 if self.load is None:
                     raise UnavailableError(f"This process cannot load the embedding model {model}.")
                 try:
-                    self.embedders[model] = await asyncio.to_thread(self.load, model)
+                    self.embedders[model] = self.batching(await asyncio.to_thread(self.load, model))
                 except (OSError, ValueError, RuntimeError) as e:  # a fetch refused, a file missing
                     raise UnavailableError(
                         f"The database's embedding model {model} cannot be loaded here: {e}. "

@@ -1,0 +1,162 @@
+"""Fair share of what every principal shares: a gate served round-robin by principal, and its labels.
+
+A first-come, first-served queue gives the machine to whoever sends most. `FairGate` holds a fixed
+number of slots; while they are taken, each principal waits in a queue of its own, and a freed slot
+goes to the next principal in turn, not to the oldest request. So a principal with one request waiting
+is served after at most one request of each other principal, however many those others keep waiting.
+When too many wait, the principal with most waiting loses its newest request first; a quieter one
+is never refused to make room.
+
+`current_principal` names who the running work is for. The admission middleware sets it per request;
+the model's batcher (embedding_batches.py) reads it to fill each batch fairly. Work a request starts
+in the background inherits it, as context variables are copied into tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import OrderedDict, deque
+from contextvars import ContextVar
+
+from provider import metrics
+from provider.errors import RateLimitedError
+
+current_principal: ContextVar[str] = ContextVar("uhp_current_principal", default="")
+
+
+class PrincipalLabels:
+    """A bounded label for a principal: the first `named` principals seen keep their name, then `other`."""
+
+    def __init__(self, named: int):
+        self.named = named
+        self._known: set[str] = set()
+
+    def __call__(self, principal: str) -> str:
+        if principal in self._known:
+            return principal
+        if len(self._known) < self.named:
+            self._known.add(principal)
+            return principal
+        return "other"
+
+
+class FairGate:
+    """`slots` holders at once; waiters served round-robin by principal, the heaviest shed first.
+
+    One event loop only (the service's): state is changed by plain code between awaits, so it needs
+    no lock.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        slots: int,
+        max_waiting: int,
+        max_wait_seconds: float,
+        labels: PrincipalLabels | None = None,
+    ):
+        self.name = name
+        self.slots = slots
+        self.max_waiting = max_waiting
+        self.max_wait_seconds = max_wait_seconds
+        self.labels = labels or PrincipalLabels(0)
+        self._free = slots
+        # In the order principals take turns: the one served last goes to the end.
+        self._queues: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+        self._waiting = 0
+
+    @property
+    def waiting(self) -> int:
+        """Requests waiting for a slot now."""
+        return self._waiting
+
+    def waiting_for(self, principal: str) -> int:
+        """Requests of one principal waiting now."""
+        queue = self._queues.get(principal)
+        return len(queue) if queue else 0
+
+    async def acquire(self, principal: str) -> None:
+        """Takes a slot, at once when one is free and nobody waits, else in the principal's turn."""
+        label = self.labels(principal)
+        if self._free > 0 and not self._waiting:
+            self._free -= 1
+            metrics.FAIR_ADMITTED.labels(self.name, label).inc()
+            return
+        self._make_room(principal)
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queues.setdefault(principal, deque()).append(turn)
+        self._waiting += 1
+        metrics.FAIR_QUEUED.labels(self.name, label).inc()
+        metrics.FAIR_DEPTH.labels(self.name).set(self._waiting)
+        started = time.monotonic()
+        try:
+            await asyncio.wait_for(asyncio.shield(turn), timeout=self.max_wait_seconds)
+        except TimeoutError:
+            if self._withdraw(principal, turn):
+                metrics.FAIR_REFUSED.labels(self.name, label).inc()
+                raise self._refusal("waited its turn too long") from None
+            # The slot was handed over as the wait ran out: keep it.
+        except asyncio.CancelledError:
+            if not self._withdraw(principal, turn) and turn.done() and turn.exception() is None:
+                self.release()  # handed a slot while cancelled: pass it on
+            raise
+        finally:
+            metrics.FAIR_WAIT_SECONDS.labels(self.name).observe(time.monotonic() - started)
+            metrics.FAIR_DEPTH.labels(self.name).set(self._waiting)
+        turn.result()  # a shed waiter's refusal is raised here
+        metrics.FAIR_ADMITTED.labels(self.name, label).inc()
+
+    def release(self) -> None:
+        """Hands the slot to the next principal in turn, or frees it."""
+        while self._queues:
+            principal, queue = next(iter(self._queues.items()))
+            turn = queue.popleft()
+            self._waiting -= 1
+            if queue:
+                self._queues.move_to_end(principal)
+            else:
+                del self._queues[principal]
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self._free += 1
+
+    def _withdraw(self, principal: str, turn: asyncio.Future[None]) -> bool:
+        """Takes a waiter out of its queue; False when it had already been served or shed."""
+        queue = self._queues.get(principal)
+        if queue is None or turn not in queue:
+            return False
+        queue.remove(turn)
+        self._waiting -= 1
+        if not queue:
+            del self._queues[principal]
+        return True
+
+    def _make_room(self, principal: str) -> None:
+        """At full depth, refuses the newest request of the principal with most waiting.
+
+        The arriving request counts for its principal: if that makes it the heaviest (ties included),
+        the arrival itself is refused, so a quiet principal never pays for a busy one.
+        """
+        if self._waiting < self.max_waiting:
+            return
+        heaviest, queue = max(self._queues.items(), key=lambda item: len(item[1]))
+        if self.waiting_for(principal) + 1 >= len(queue):
+            metrics.FAIR_REFUSED.labels(self.name, self.labels(principal)).inc()
+            raise self._refusal("has the most requests waiting in a full queue")
+        shed = queue.pop()
+        self._waiting -= 1
+        if not queue:
+            del self._queues[heaviest]
+        metrics.FAIR_REFUSED.labels(self.name, self.labels(heaviest)).inc()
+        shed.set_exception(self._refusal("has the most requests waiting in a full queue"))
+
+    def _refusal(self, why: str) -> RateLimitedError:
+        return RateLimitedError(
+            f"The service is busy and this principal {why}; try again after Retry-After seconds.",
+            retry_after=max(1, math.ceil(self.max_wait_seconds / 10)),
+            detail={"queue": self.name},
+        )
