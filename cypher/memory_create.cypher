@@ -5,7 +5,8 @@
 //   $grant_id, $creator (principal string), $now (int ms).
 // A memory whose id exists already is left as it is: the driver's retry of a commit whose answer was
 // lost, or a retry under the same Idempotency-Key (the id derives from the key), finds the first.
-// Columns: id, provider; no row when the parent vanished (the caller's check raced a delete).
+// The memory counts against its creator's quota of memories (charged_to, given back when it goes).
+// Columns: id, provider, created (bool: false for one that existed); no row when the parent vanished (the caller's check raced a delete).
 // Scope: the service has checked `create` on the parent before calling.
 OPTIONAL MATCH (p:Memory {id: $parent_id})
 WITH p
@@ -18,15 +19,15 @@ WHERE existing IS NULL
 CREATE (m:Memory {
   id: $id, name: $name, description: $description, restricted: $restricted,
   provider: coalesce($provider, p.provider, $default_provider),
-  created_at: $now, updated_at: $now, created_by: $creator
+  created_at: $now, updated_at: $now, created_by: $creator, charged_to: $creator
 })
 CREATE (:Grant {id: $grant_id, principal: $creator, privileges: ['read', 'write', 'create', 'delete'],
                 implicit: true, created_at: $now})-[:ON]->(m)
 FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END | CREATE (m)-[:CHILD_OF]->(p))
-RETURN m
+RETURN m, true AS created
 UNION
 WITH existing
 WHERE existing IS NOT NULL
-RETURN existing AS m
+RETURN existing AS m, false AS created
 }
-RETURN m.id AS id, m.provider AS provider
+RETURN m.id AS id, m.provider AS provider, created

@@ -1,7 +1,7 @@
 // Bulk import: remembers a batch of records in one transaction. A row whose id already exists is
 // skipped, so a batch replayed after a crash writes nothing twice.
 // Parameters: $memory_id, $rows (list of maps: record, version, references as in record_create).
-// Columns: created (int). Scope: the importer has checked write on the memory.
+// Columns: created (int), made (the ids written, for the usage charge). Scope: the importer has checked write on the memory.
 // Bumps the memory's records_version, the data version recall's vector cache is keyed by.
 MATCH (m:Memory {id: $memory_id})
 UNWIND $rows AS row
@@ -18,10 +18,10 @@ CALL (r, row) {
   MATCH (t:Record {id: ref.record_id})
   CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
 }
-WITH count(r) AS created
-CALL (created) {
-  WITH created WHERE created > 0
+WITH collect(r.id) AS made
+CALL (made) {
+  WITH made WHERE size(made) > 0
   MATCH (m:Memory {id: $memory_id})
   SET m.records_version = coalesce(m.records_version, 0) + 1
 }
-RETURN created
+RETURN size(made) AS created, made

@@ -6,8 +6,9 @@
 // Parameters: $run_id, $now (int ms), $writer (map: writer_kind, writer_id, writer_type,
 //   writer_on_behalf_of, writer_consolidation_id), $rows (list of maps: id, expected (int, the version
 //   read), seq (int, its place in the run's log), references_json (string), references (list of maps:
-//   rel, record_id, position)).
-// Columns: id, version (the new version). Scope: the service has checked write on each row's memory.
+//   rel, record_id, position)), $payer (principal the new versions count against, or null).
+// Each new version is charged as its copy's bytes again (charged_bytes comes along with the copy).
+// Columns: id, version (the new version), memory_id, bytes (for the usage charge). Scope: the service has checked write on each row's memory.
 MATCH (c:Consolidation {id: $run_id})
 UNWIND $rows AS row
 MATCH (r:Record {id: row.id})
@@ -20,13 +21,13 @@ SET v = properties(old)
 SET v += $writer
 SET v.version = row.expected + 1, v.supersedes = row.expected, v.status = 'active', v.written_at = $now,
     v.invalidated_at = null, v.superseded_at = null, v.forgotten_at = null,
-    v.references_json = row.references_json
+    v.references_json = row.references_json, v.charged_to = $payer, v.charged_records = 0
 SET old.status = 'superseded', old.superseded_at = $now, old.invalidated_at = coalesce(old.invalidated_at, $now)
 SET r.version = row.expected + 1, r.updated_at = $now, r.written_at = $now
 REMOVE r.locked_at
 CREATE (:ConsolidationChange {run_id: $run_id, seq: row.seq, record_id: r.id, action: 'superseded',
                               before: row.expected, after: row.expected + 1, at: $now})-[:OF]->(c)
-WITH r, row
+WITH r, row, v
 CALL (r) {
   MATCH (r)-[stale:REFERENCES]->()
   DELETE stale
@@ -36,4 +37,4 @@ CALL (r, row) {
   MATCH (t:Record {id: ref.record_id})
   CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
 }
-RETURN r.id AS id, r.version AS version
+RETURN r.id AS id, r.version AS version, r.memory_id AS memory_id, coalesce(v.charged_bytes, 0) AS bytes

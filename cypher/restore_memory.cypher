@@ -1,5 +1,5 @@
 // Restores one memory under its parent, keeping its id and times, with the restorer's implicit grant
-// (as a creator gets one). A memory whose id exists is left as it is and returned, so the service can
+// (as a creator gets one); it counts against the restorer's quota of memories (charged_to). A memory whose id exists is left as it is and returned, so the service can
 // tell a retry (same name, place, cutoff) from a clash.
 // Parameters: $memory (map: id, name, description, restricted, created_at, updated_at, created_by),
 //   $parent_id, $grant_id (derived from the memory id and the restorer), $restorer (principal),
@@ -13,7 +13,8 @@ CALL (p, existing) {
   CREATE (m:Memory {
     id: $memory.id, name: $memory.name, description: $memory.description,
     restricted: $memory.restricted, provider: p.provider, created_at: $memory.created_at,
-    updated_at: $memory.updated_at, created_by: $memory.created_by, restored_at: $now
+    updated_at: $memory.updated_at, created_by: $memory.created_by, restored_at: $now,
+    charged_to: $restorer
   })-[:CHILD_OF]->(p)
   CREATE (:Grant {id: $grant_id, principal: $restorer, privileges: ['read', 'write', 'create', 'delete'],
                   implicit: true, created_at: $now})-[:ON]->(m)

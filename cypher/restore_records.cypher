@@ -2,7 +2,7 @@
 // whose id exists already is skipped (the service compared it first), so a retry writes nothing twice.
 // REFERENCES edges are laid afterwards by restore_references, once every target may be there.
 // Parameters: $rows (list of maps: record (Record properties), versions (RecordVersion properties)).
-// Columns: created (int). Scope: the service has checked create and write on the target.
+// Columns: created (int), made (the ids written, for the usage charge). Scope: the service has checked create and write on the target.
 // Bumps each touched memory's records_version, the data version recall's vector cache is keyed by.
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.record.memory_id})
@@ -17,10 +17,10 @@ CALL (r, row) {
   CREATE (v:RecordVersion)-[:VERSION_OF]->(r)
   SET v = version
 }
-WITH count(r) AS created, collect(DISTINCT m.id) AS touched
+WITH collect(r.id) AS made, collect(DISTINCT m.id) AS touched
 CALL (touched) {
   UNWIND touched AS memory_id
   MATCH (m:Memory {id: memory_id})
   SET m.records_version = coalesce(m.records_version, 0) + 1
 }
-RETURN created
+RETURN size(made) AS created, made

@@ -138,6 +138,20 @@ class Settings(BaseSettings):
     file_orphan_grace_seconds: NonNegativeInt = 24 * 3600
     """An upload no record has named for this long is reclaimed by the sweeper: its bytes, its metadata
     and its share of the quota."""
+    # What a member keeps (docs/OPERATIONS.md "Quotas"), counted in Neo4j as it is written and given
+    # back when it is erased or deleted: past one, 429 quota_exhausted naming it. 0: no limit.
+    quota_records: NonNegativeInt = 1_000_000
+    """The most records one principal keeps: those it wrote (imported, observed, restored), erased
+    ones given back; a write past it is 429 `quota_exhausted`. 0: no limit."""
+    quota_content_bytes: NonNegativeInt = 2 * 1024**3
+    """The most bytes of content one principal keeps: each version it wrote counts its content and
+    attributes as stored (JSON); past it the same 429. 0: no limit."""
+    quota_memories: NonNegativeInt = 10_000
+    """The most memories one principal keeps: those it created or restored; past it the same 429."""
+    quota_root_records: NonNegativeInt = 4_000_000
+    """The most records one root memory's tree holds, whoever wrote them; past it the same 429."""
+    quota_root_content_bytes: NonNegativeInt = 8 * 1024**3
+    """The most bytes of content (every version) one root memory's tree holds; past it the same 429."""
     subtree_cap: int = 5000
     """The most memories one recall, graph or query covers; a cut is said in `degraded`."""
     abstain_below: float | None = None

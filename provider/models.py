@@ -121,6 +121,17 @@ class Writer:
     on_behalf_of: str | None = None
     consolidation_id: str | None = None
 
+    @property
+    def payer(self) -> str | None:
+        """The principal whose quotas a version counts against; None: its root's only.
+
+        The member who wrote it, or the one the provider wrote it for (observe); a consolidation run's
+        version has no payer.
+        """
+        if self.kind == "member":
+            return f"member:{self.id}"
+        return self.on_behalf_of
+
 
 @dataclass(frozen=True)
 class RecordVersion:
@@ -582,3 +593,28 @@ class VectorState:
     @property
     def active_model(self) -> str:
         return self.models[self.active]
+
+
+@dataclass(frozen=True)
+class UsageLimits:
+    """What one principal may keep, and what one root memory's tree may hold; 0 is no limit."""
+
+    records: int = 0
+    content_bytes: int = 0
+    memories: int = 0
+    root_records: int = 0
+    root_content_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What one principal keeps, beside the limits that apply to it.
+
+    Records it wrote, the content bytes of every version it wrote, and memories it created.
+    """
+
+    principal: str
+    records: int
+    content_bytes: int
+    memories: int
+    limits: UsageLimits

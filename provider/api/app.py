@@ -30,6 +30,7 @@ from provider.embeddings import (
     loaded_embedder,
 )
 from provider.model_files import ModelTokenizer, abstain_threshold
+from provider.models import UsageLimits
 from provider.services.archive.export import ExportService
 from provider.services.archive.restore import RestoreService
 from provider.services.lifecycle.consolidation import ConsolidationService
@@ -70,6 +71,7 @@ from provider.store.principals import Neo4jPrincipalStore
 from provider.store.recall import Neo4jRecallStore
 from provider.store.records import Neo4jRecordStore
 from provider.store.schema import apply_schema
+from provider.store.usage import Neo4jUsageStore
 from provider.store.vector_cache import VectorCache
 from provider.store.vector_state import Neo4jVectorStateStore
 
@@ -83,11 +85,12 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     principals = Neo4jPrincipalStore(store)
     blobs = blob_stores.configured(settings)
     files = _files(settings, store, blobs)
-    record_store = Neo4jRecordStore(store)
+    limits = usage_limits(settings)
+    record_store = Neo4jRecordStore(store, limits)
     runs_store = Neo4jConsolidationStore(store)
     # Moves and deletes wait while a consolidation runs below; a delete then sweeps the files it freed.
     tree = TreeService(
-        Neo4jMemoryStore(store), settings.provider_id, busy=runs_store.busy_below, deleted=files.sweep
+        Neo4jMemoryStore(store, limits), settings.provider_id, busy=runs_store.busy_below, deleted=files.sweep
     )
     references = ReferenceResolver(tree, record_store)
     vectors = VectorModels(
@@ -110,7 +113,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         embedder=embedder,
         vectors=vectors,
         identity=IdentityService(principals, settings.admin_key.get_secret_value()),
-        admin=AdminService(principals),
+        admin=AdminService(principals, Neo4jUsageStore(store, limits)),
         tree=tree,
         grants=GrantService(tree, Neo4jGrantStore(store)),
         harnesses=HarnessService(tree, Neo4jHarnessStore(store)),
@@ -153,11 +156,22 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
 def _archive(
     settings: Settings, store: Neo4jStore, tree: TreeService, blobs: BlobStore, vectors: VectorModels
 ) -> dict[str, Any]:
-    archive = Neo4jArchiveStore(store)
+    archive = Neo4jArchiveStore(store, usage_limits(settings))
     return {
         "export": ExportService(tree, archive, blobs, vectors, page=settings.export_page_records),
         "restore": RestoreService(tree, archive, blobs, vectors, batch=settings.restore_batch_records),
     }
+
+
+def usage_limits(settings: Settings) -> UsageLimits:
+    """The quotas on what a member keeps and a root memory's tree holds (docs/OPERATIONS.md "Quotas")."""
+    return UsageLimits(
+        records=settings.quota_records,
+        content_bytes=settings.quota_content_bytes,
+        memories=settings.quota_memories,
+        root_records=settings.quota_root_records,
+        root_content_bytes=settings.quota_root_content_bytes,
+    )
 
 
 def _files(settings: Settings, store: Neo4jStore, blobs: BlobStore) -> FileService:
@@ -235,7 +249,7 @@ def _lifecycle(
     )
     merger = EntityMerger(
         records,
-        Neo4jEntityStore(store),
+        Neo4jEntityStore(store, usage_limits(settings)),
         runs_store,
         record_store=record_store,
         vectors=vectors,

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from provider.client import routes
 from provider.client.call import Stream
 from provider.client.transport import AsyncTransport
-from provider.protocol.answers.admin import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, RotatedKeyOut
+from provider.protocol.answers.admin import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, RotatedKeyOut, UsageOut
 from provider.protocol.answers.archive import RestoredOut
 from provider.protocol.answers.lifecycle import (
     ConsolidationListOut,
@@ -311,6 +311,10 @@ class AsyncMemoryClient(AsyncTransport):
     async def list_keys(self, member_id: str) -> ApiKeyListOut:
         """`GET /v1/admin/members/{id}/keys`: never a key or its hash."""
         return await self.send(routes.list_keys(member_id))
+
+    async def member_usage(self, member_id: str) -> UsageOut:
+        """`GET /v1/admin/members/{id}/usage`: what the member keeps, beside the quotas."""
+        return await self.send(routes.member_usage(member_id))
 
     async def revoke_key(self, member_id: str, key_id: str) -> ApiKeyOut:
         """`DELETE /v1/admin/members/{id}/keys/{key}`."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from provider.client.call import Call, Stream, given, path
-from provider.protocol.answers.admin import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, RotatedKeyOut
+from provider.protocol.answers.admin import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, RotatedKeyOut, UsageOut
 from provider.protocol.answers.archive import RestoredOut
 from provider.protocol.answers.lifecycle import (
     ConsolidationListOut,
@@ -407,6 +407,11 @@ def issue_key(
 def list_keys(member_id: str) -> Call[ApiKeyListOut]:
     """`GET /v1/admin/members/{id}/keys`: never a key or its hash."""
     return Call("GET", path("/v1/admin/members/{}/keys", member_id), ApiKeyListOut.model_validate)
+
+
+def member_usage(member_id: str) -> Call[UsageOut]:
+    """`GET /v1/admin/members/{id}/usage`: what the member keeps, beside the quotas."""
+    return Call("GET", path("/v1/admin/members/{}/usage", member_id), UsageOut.model_validate)
 
 
 def revoke_key(member_id: str, key_id: str) -> Call[ApiKeyOut]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from provider.models import RecordVersion, RestoredRecord, StoredRecord
+from provider.models import RecordVersion, RestoredRecord, StoredRecord, UsageLimits
 from provider.store.driver import Neo4jStore, Row
-from provider.store.records import record_properties, version_from, version_properties
+from provider.store.records import charge_of, record_properties, version_from, version_properties
+from provider.store.usage import Charge, Neo4jUsageStore
 
 PagedRecord = tuple[StoredRecord, int, list[list[float] | None]]
 
@@ -14,8 +15,9 @@ PagedRecord = tuple[StoredRecord, int, list[list[float] | None]]
 class Neo4jArchiveStore:
     """Pages a memory's records for export; restores records, memories, files, snapshots and grants."""
 
-    def __init__(self, store: Neo4jStore):
+    def __init__(self, store: Neo4jStore, limits: UsageLimits | None = None):
         self.store = store
+        self.usage = Neo4jUsageStore(store, limits or UsageLimits())
 
     async def memories(self, memory_ids: list[str]) -> dict[str, Row]:
         """Id → what the archive keeps of each memory."""
@@ -46,8 +48,14 @@ class Neo4jArchiveStore:
         return await self.store.read("snapshot_list", memory_id=memory_id)
 
     async def restore_memory(self, **params: Any) -> Row | None:
-        """Creates the memory or returns the one with its id; None when the parent is absent."""
-        rows = await self.store.write("restore_memory", **params)
+        """Creates the memory or returns the one with its id; None when the parent is absent.
+
+        A memory made is charged to the restorer's quota of memories: past it, 429 and nothing made.
+        """
+        made = Charge(payer=params["restorer"], memories=1)
+        rows = await self.usage.charged(
+            "restore_memory", params, lambda rows: made if rows and rows[0]["created"] else None
+        )
         return rows[0] if rows else None
 
     async def existing(self, record_ids: list[str]) -> dict[str, list[RecordVersion]]:
@@ -62,12 +70,21 @@ class Neo4jArchiveStore:
         rows = await self.store.read("restore_files_existing", ids=file_ids, principal=principal)
         return {r["id"]: r for r in rows}
 
-    async def restore_records(self, records: list[RestoredRecord]) -> int:
-        """Writes records whose ids are absent, in one transaction; how many were new."""
+    async def restore_records(self, records: list[RestoredRecord], payer: str) -> int:
+        """Writes records whose ids are absent, in one transaction; how many were new.
+
+        Every version is charged to `payer` (the restorer), whoever wrote it: past a quota, 429 and
+        nothing of the batch written.
+        """
         if not records:
             return 0
-        rows = [_restore_row(r) for r in records]
-        result = await self.store.write("restore_records", rows=rows)
+        rows = [_restore_row(r, payer) for r in records]
+        versions = [v for row in rows for v in row["versions"]]
+        result = await self.usage.charged(
+            "restore_records",
+            {"rows": rows},
+            lambda done: charge_of(versions, set(done[0]["made"])) if done else None,
+        )
         return int(result[0]["created"]) if result else 0
 
     async def link(self, current: list[RecordVersion]) -> None:
@@ -109,13 +126,13 @@ def _stored(row: Row, memory_id: str) -> StoredRecord:
     )
 
 
-def _restore_row(record: RestoredRecord) -> dict[str, Any]:
-    """The Record node as the latest version makes it, and every version's node."""
+def _restore_row(record: RestoredRecord, payer: str) -> dict[str, Any]:
+    """The Record node as the latest version makes it, and every version's node, charged to `payer`."""
     latest = record.versions[-1]
     properties = record_properties(latest, record.words[-1], record.vectors[-1], record.created_at)
     properties["updated_at"] = max(latest.written_at, latest.forgotten_at or 0)
     versions = [
-        version_properties(v, words, vector)
+        {**version_properties(v, words, vector), "charged_to": payer}
         for v, words, vector in zip(record.versions, record.words, record.vectors, strict=True)
     ]
     return {"record": properties, "versions": versions}

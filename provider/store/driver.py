@@ -43,7 +43,7 @@ DEFAULT_BULK_TIMEOUT_MS = 120_000
 
 # Statements whose work grows with a whole memory or scope rather than with one request: batched
 # deletes, bulk imports and re-embedding, erase, a scope's copy for the query sandbox, schema changes
-# (the grant slot fill walks every grant once).
+# (the grant slot fill walks every grant once, the usage fill every version).
 BULK_STATEMENTS = frozenset(
     {
         "memory_delete",
@@ -61,6 +61,7 @@ BULK_STATEMENTS = frozenset(
         "projection_memories",
         "projection_records",
         "schema_023_grant_slot_fill",
+        "schema_029_usage_fill",
         "vector_fill_page",
         "vector_fill_set",
         "vector_fill_missing",
@@ -346,6 +347,37 @@ class Neo4jStore:
 
         batch = {**self.span_attributes, "db.operation.batch.size": len(steps)}
         with tracing.statement(names, batch, write=True):
+            async with self._session() as session:
+                return await session.execute_write(work)
+
+    async def write_then(
+        self,
+        first: tuple[str, Mapping[str, Any]],
+        then: Callable[[list[Row]], tuple[str, Mapping[str, Any]] | None],
+        judge: Callable[[list[Row]], None],
+    ) -> list[Row]:
+        """A write, then the statement `then` makes of its rows (if any), in one transaction.
+
+        Returns the first statement's rows.
+
+        `judge` reads the second statement's rows and may raise: the transaction is then rolled back, so
+        neither write is kept (a usage charge past a quota takes its write with it).
+        """
+        name, params = first
+
+        @neo4j.unit_of_work(timeout=self.timeout_s(name), metadata={"statement": name})
+        async def work(tx: AsyncManagedTransaction) -> list[Row]:
+            rows = [record.data() async for record in await tx.run(statement(name), dict(params))]
+            step = then(rows)
+            if step is not None:
+                result = await tx.run(statement(step[0]), dict(step[1]))
+                judge([record.data() async for record in result])
+            return rows
+
+        with (
+            tracing.statement(name, self.span_attributes, write=True),
+            metrics.timed(metrics.NEO4J_SECONDS, statement=name, access="write"),
+        ):
             async with self._session() as session:
                 return await session.execute_write(work)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from provider.models import Writer
+from provider.models import UsageLimits, Writer
 from provider.store.driver import Neo4jStore, Row
+from provider.store.usage import Charge, Neo4jUsageStore
 
 
 def writer_properties(writer: Writer) -> dict[str, Any]:
@@ -23,8 +24,9 @@ def writer_properties(writer: Writer) -> dict[str, Any]:
 class Neo4jEntityStore:
     """The records that refer to an entity, and re-pointing them in batches logged to a run."""
 
-    def __init__(self, store: Neo4jStore):
+    def __init__(self, store: Neo4jStore, limits: UsageLimits | None = None):
         self.store = store
+        self.usage = Neo4jUsageStore(store, limits or UsageLimits())
 
     async def referrers(self, record_id: str) -> list[dict[str, Any]]:
         """Active records referring to one: id, memory_id, version, references (the current version's)."""
@@ -34,7 +36,8 @@ class Neo4jEntityStore:
     async def repoint(self, run_id: str, rows: list[dict[str, Any]], writer: Writer, now: int) -> list[Row]:
         """Appends to each row's record a version with the row's references; the ones written.
 
-        Each row: id, expected (the version read), seq (its place in the run's log), references.
+        Each row: id, expected (the version read), seq (its place in the run's log), references. Each
+        new version copies its content, so its bytes are charged again, to the writer.
         """
         batch = [
             {
@@ -49,6 +52,9 @@ class Neo4jEntityStore:
             }
             for row in rows
         ]
-        return await self.store.write(
-            "record_repoint", run_id=run_id, rows=batch, writer=writer_properties(writer), now=now
+        params = {"run_id": run_id, "rows": batch, "writer": writer_properties(writer), "payer": writer.payer}
+        return await self.usage.charged(
+            "record_repoint",
+            {**params, "now": now},
+            lambda done: Charge.of_records(writer.payer, [(r["memory_id"], 0, r["bytes"]) for r in done]),
         )

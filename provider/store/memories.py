@@ -8,8 +8,9 @@ from typing import Any, Literal, cast
 
 from provider.errors import UnavailableError
 from provider.ids import now_ms
-from provider.models import MemoryNode, NodeFacts, ScopeSizes
+from provider.models import MemoryNode, NodeFacts, ScopeSizes, UsageLimits
 from provider.store.driver import Neo4jStore, Row
+from provider.store.usage import Charge, Neo4jUsageStore
 
 # Nodes (with their versions) deleted per transaction when a memory is deleted.
 DELETE_BATCH = 5_000
@@ -94,8 +95,9 @@ def _memory_facts(row: Row) -> MemoryFacts:
 class Neo4jMemoryStore:
     """Reads facts for access decisions and writes the tree."""
 
-    def __init__(self, store: Neo4jStore):
+    def __init__(self, store: Neo4jStore, limits: UsageLimits | None = None):
         self.store = store
+        self.usage = Neo4jUsageStore(store, limits or UsageLimits())
 
     async def facts(self, member_id: str, memory_ids: list[str]) -> dict[str, MemoryFacts]:
         """Each known memory with its chain and children, in one round trip."""
@@ -148,8 +150,14 @@ class Neo4jMemoryStore:
         return facts, {r["id"]: r["name"] for r in rows}
 
     async def create(self, **fields: Any) -> Row | None:
-        """Creates a memory with its creator's grant; None when the parent vanished."""
-        rows = await self.store.write("memory_create", **fields)
+        """Creates a memory with its creator's grant; None when the parent vanished.
+
+        The memory is charged to its creator's quota of memories: past it, 429 and nothing created.
+        """
+        made = Charge(payer=fields["creator"], memories=1)
+        rows = await self.usage.charged(
+            "memory_create", fields, lambda rows: made if rows and rows[0]["created"] else None
+        )
         return rows[0] if rows else None
 
     async def update(
@@ -180,14 +188,16 @@ class Neo4jMemoryStore:
 
         What the subtree holds goes first, batch by batch: one transaction for 100,000 records and
         their versions ran past Neo4j's transaction memory limit. A failure part-way leaves the memory
-        in place, fewer of its contents, and the same call finishes the job.
+        in place, fewer of its contents, and the same call finishes the job. Each batch gives back
+        what its versions were charged, and the last step the memories' own charge.
         """
         while True:
             sweep_id = "hfsw_" + uuid.uuid4().hex
-            done = await self.store.write(
-                "memory_delete_batch", id=memory_id, batch=DELETE_BATCH, sweep_id=sweep_id, now=now_ms()
+            done = await self.usage.released(
+                "memory_delete_batch",
+                {"id": memory_id, "batch": DELETE_BATCH, "sweep_id": sweep_id, "now": now_ms()},
             )
             if not done[0]["deleted"]:
                 break
-        rows = await self.store.write("memory_delete", id=memory_id)
+        rows = await self.usage.released("memory_delete", {"id": memory_id})
         return list(rows[0]["memories"]) if rows else []

@@ -10,8 +10,9 @@ import uuid
 from typing import Any
 
 from provider.ids import parse_instant
-from provider.models import RecordVersion, StoredRecord, Vectors, Writer
+from provider.models import RecordVersion, StoredRecord, UsageLimits, Vectors, Writer
 from provider.store.driver import Neo4jStore, Row
+from provider.store.usage import Charge, Neo4jUsageStore
 
 ATTRIBUTE_PREFIX = "attr."
 
@@ -37,15 +38,21 @@ def _instant_ms(raw: str | None) -> int | None:
 
 
 def version_properties(v: RecordVersion, words: str, vectors: Vectors | None = None) -> dict[str, Any]:
-    """A RecordVersion node's properties: JSON for nested shapes, plain values for what analysts query."""
+    """A RecordVersion node's properties: JSON for nested shapes, plain values for what analysts query.
+
+    `charged_*` say what the version counts against its payer's quotas (and its tree's), so an erase
+    gives back exactly what the write took: its stored content and attributes (ASCII JSON, so a
+    character is a byte), and the record itself on its first version.
+    """
+    content_json, attributes_json = json.dumps(v.content), json.dumps(v.attributes)
     return {
         "record_id": v.record_id,
         "memory_id": v.memory_id,
         "type": v.type,
         "title": v.title,
         "text": words,
-        "content_json": json.dumps(v.content),
-        "attributes_json": json.dumps(v.attributes),
+        "content_json": content_json,
+        "attributes_json": attributes_json,
         "references_json": json.dumps(v.references),
         "version": v.version,
         "status": v.status,
@@ -64,6 +71,9 @@ def version_properties(v: RecordVersion, words: str, vectors: Vectors | None = N
         "follows_json": json.dumps(v.follows) if v.follows else None,
         "valid_from_ms": _instant_ms(v.valid_from),
         "valid_to_ms": _instant_ms(v.valid_to),
+        "charged_to": v.writer.payer,
+        "charged_bytes": len(content_json) + len(attributes_json),
+        "charged_records": 1 if v.supersedes is None else 0,
         **flatten_attributes(v.attributes),
         **(vectors or {}),
     }
@@ -131,20 +141,35 @@ def _edges(references: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"rel": r["rel"], "record_id": r["record_id"], "position": i} for i, r in enumerate(references)]
 
 
+def charge_of(versions: list[dict[str, Any]], made: set[str] | None = None) -> Charge | None:
+    """What these version nodes (those of records in `made`, when given) charge their one payer."""
+    kept = [v for v in versions if made is None or v["record_id"] in made]
+    added = [(v["memory_id"], v["charged_records"], v["charged_bytes"]) for v in kept]
+    return Charge.of_records(kept[0]["charged_to"], added) if kept else None
+
+
 class Neo4jRecordStore:
     """Writes versions and reads them back; never overwrites one."""
 
-    def __init__(self, store: Neo4jStore):
+    def __init__(self, store: Neo4jStore, limits: UsageLimits | None = None):
         self.store = store
+        self.usage = Neo4jUsageStore(store, limits or UsageLimits())
 
     async def create(self, version: RecordVersion, words: str, vectors: Vectors | None) -> bool | None:
-        """True when written, False when its id was there already, None when the memory vanished."""
-        rows = await self.store.write(
+        """True when written, False when its id was there already, None when the memory vanished.
+
+        Charged to the writer's quotas in the same transaction: past one, 429 and nothing written.
+        """
+        properties = version_properties(version, words, vectors)
+        rows = await self.usage.charged(
             "record_create",
-            memory_id=version.memory_id,
-            record=record_properties(version, words, vectors, version.written_at),
-            version=version_properties(version, words, vectors),
-            references=_edges(version.references),
+            {
+                "memory_id": version.memory_id,
+                "record": record_properties(version, words, vectors, version.written_at),
+                "version": properties,
+                "references": _edges(version.references),
+            },
+            lambda rows: charge_of([properties]) if rows and rows[0]["created"] else None,
         )
         return bool(rows[0]["created"]) if rows else None
 
@@ -152,7 +177,7 @@ class Neo4jRecordStore:
         """One transaction for a batch; ids that exist already are left alone. Returns how many were new."""
         if not rows:
             return 0
-        batch = [
+        batch: list[dict[str, Any]] = [
             {
                 "record": record_properties(v, words, vector, v.written_at),
                 "version": version_properties(v, words, vector),
@@ -160,7 +185,11 @@ class Neo4jRecordStore:
             }
             for v, words, vector in rows
         ]
-        result = await self.store.write("record_create_many", memory_id=rows[0][0].memory_id, rows=batch)
+        result = await self.usage.charged(
+            "record_create_many",
+            {"memory_id": rows[0][0].memory_id, "rows": batch},
+            lambda done: charge_of([r["version"] for r in batch], set(done[0]["made"])) if done else None,
+        )
         return int(result[0]["created"]) if result else 0
 
     async def embedding_page(self, memory_id: str, after: str, limit: int) -> list[Row]:
@@ -185,15 +214,20 @@ class Neo4jRecordStore:
         return (await self.store.read("record_erase_plan", memory_id=memory_id, ids=record_ids))[0]
 
     async def erase(self, memory_id: str, record_ids: list[str], named: list[str], now: int) -> None:
-        """Removes every version and the record itself, leaving notes of what is left to do."""
-        await self.store.write(
+        """Removes every version and the record itself, leaving notes of what is left to do.
+
+        In the same transaction it gives back what the versions were charged.
+        """
+        await self.usage.released(
             "record_erase",
-            ids=record_ids,
-            named=named,
-            memory_id=memory_id,
-            erasure_id="hers_" + uuid.uuid4().hex,
-            sweep_id="hfsw_" + uuid.uuid4().hex,
-            now=now,
+            {
+                "ids": record_ids,
+                "named": named,
+                "memory_id": memory_id,
+                "erasure_id": "hers_" + uuid.uuid4().hex,
+                "sweep_id": "hfsw_" + uuid.uuid4().hex,
+                "now": now,
+            },
         )
 
     async def sweep_erasures(self, before: int, batch: int) -> int:
@@ -237,16 +271,20 @@ class Neo4jRecordStore:
     async def revise(
         self, version: RecordVersion, words: str, vectors: Vectors | None, created_at: int
     ) -> bool:
-        """False when another revision got there first."""
-        rows = await self.store.write(
+        """False when another revision got there first. The new version's bytes are charged to its writer."""
+        properties = version_properties(version, words, vectors)
+        rows = await self.usage.charged(
             "record_revise",
-            id=version.record_id,
-            memory_id=version.memory_id,
-            expected=version.supersedes,
-            now=version.written_at,
-            record=record_properties(version, words, vectors, created_at),
-            version=version_properties(version, words, vectors),
-            references=_edges(version.references),
+            {
+                "id": version.record_id,
+                "memory_id": version.memory_id,
+                "expected": version.supersedes,
+                "now": version.written_at,
+                "record": record_properties(version, words, vectors, created_at),
+                "version": properties,
+                "references": _edges(version.references),
+            },
+            lambda rows: charge_of([properties]) if rows else None,
         )
         return bool(rows)
 

@@ -1,4 +1,4 @@
-"""The admin surface (admin key only): members, keys, groups, membership, harnesses."""
+"""The admin surface (admin key only): members, keys, usage, groups, membership, harnesses."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from provider.protocol.admin import (
     KeyRotate,
     MemberCreate,
 )
-from provider.protocol.answers.admin import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, RotatedKeyOut
+from provider.protocol.answers.admin import ApiKeyListOut, ApiKeyOut, IssuedKeyOut, RotatedKeyOut, UsageOut
 from provider.protocol.answers.tree import HarnessOut, MembershipOut, PrincipalOut
 
 router = APIRouter(prefix="/v1/admin", tags=["admin"])
@@ -70,6 +70,12 @@ async def rotate_key(
         expires_in=body.expires_in,
     )
     return RotatedKeyOut.rotated(rotated)
+
+
+@router.get("/members/{member_id}/usage", **answers(UsageOut))
+async def member_usage(member_id: str, services: ServicesDep, _: AdminDep) -> UsageOut:
+    """What the member keeps (records, bytes of content, memories) beside the quotas in force."""
+    return UsageOut.from_domain(await services.admin.usage_of(member_id))
 
 
 @router.post("/groups", dependencies=[idempotent()], **answers(PrincipalOut))

@@ -1,4 +1,4 @@
-"""API keys as the admin routes answer them: never the key's hash, the secret only when issued."""
+"""What the admin routes answer: API keys (never a hash, the secret only when issued), a member's usage."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from provider import ids
-from provider.models import ApiKey, IssuedKey
+from provider.models import ApiKey, IssuedKey, Usage
 from provider.protocol.answers.shapes import Answer
 
 
@@ -74,3 +74,48 @@ class RotatedKeyOut(IssuedKeyOut):
         assert issued.previous is not None, "a rotation names the key it replaces"
         previous = ApiKeyOut.from_domain(issued.previous)
         return cls(**_key_fields(issued.key), key=issued.secret, previous=previous)
+
+
+class QuotasOut(Answer):
+    """The quotas in force (docs/OPERATIONS.md "Quotas"); 0 is no limit."""
+
+    records: int = Field(description="Records one principal may keep (UHP_QUOTA_RECORDS).")
+    content_bytes: int = Field(
+        description="Bytes of content one principal may keep (UHP_QUOTA_CONTENT_BYTES)."
+    )
+    memories: int = Field(description="Memories one principal may keep (UHP_QUOTA_MEMORIES).")
+    root_records: int = Field(description="Records one root memory's tree may hold (UHP_QUOTA_ROOT_RECORDS).")
+    root_content_bytes: int = Field(
+        description="Bytes of content one root memory's tree may hold (UHP_QUOTA_ROOT_CONTENT_BYTES)."
+    )
+
+
+class UsageOut(Answer):
+    """What a member keeps, as the counters its quotas read have it, and the quotas."""
+
+    object: Literal["memory.usage"] = "memory.usage"
+    principal: str = Field(description="`member:<id>`.")
+    records: int = Field(description="Records it wrote (imported, observed, restored) and not erased.")
+    content_bytes: int = Field(
+        description="Bytes of content and attributes (as stored, JSON) of every version it wrote."
+    )
+    memories: int = Field(description="Memories it created or restored and not deleted.")
+    quotas: QuotasOut
+
+    @classmethod
+    def from_domain(cls, usage: Usage) -> UsageOut:
+        limits = usage.limits
+        quotas = QuotasOut(
+            records=limits.records,
+            content_bytes=limits.content_bytes,
+            memories=limits.memories,
+            root_records=limits.root_records,
+            root_content_bytes=limits.root_content_bytes,
+        )
+        return cls(
+            principal=usage.principal,
+            records=usage.records,
+            content_bytes=usage.content_bytes,
+            memories=usage.memories,
+            quotas=quotas,
+        )

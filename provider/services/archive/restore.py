@@ -119,7 +119,13 @@ class RestoreService:
         summary = RestoreSummary(memory_id=under, root=manifest.root, withheld=manifest.withheld)
         files = _FileGuard(self.tree, self.store, caller)
         writer = RecordWriter(
-            self.store, self.vectors, not embed, summary.created, summary.present, files.refuse_unreadable
+            self.store,
+            self.vectors,
+            not embed,
+            summary.created,
+            summary.present,
+            files.refuse_unreadable,
+            payer=caller.principal,
         )
         held = {name.removeprefix("blobs/") for name in manifest.members if name.startswith("blobs/")}
         run = _Run(self, caller, under, summary, writer, files, held, grants, progress)

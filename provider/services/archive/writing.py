@@ -33,8 +33,11 @@ class RecordWriter:
         created: ArchiveCounts,
         present: ArchiveCounts,
         refuse_unreadable_files: Callable[[list[str]], Awaitable[None]],
+        *,
+        payer: str,
     ):
         self.store = store
+        self.payer = payer  # the restorer: every restored version counts against its quotas
         self.vectors = vectors
         self.keep_carried = keep_carried  # False: every vector is made here
         self.created = created
@@ -104,7 +107,7 @@ class RecordWriter:
                 if p.get("type") == "file"
             ]
         )
-        made = await self.store.restore_records(await self._embedded(fresh))
+        made = await self.store.restore_records(await self._embedded(fresh), self.payer)
         self.created.records += made
         self.created.versions += sum(len(v) for v, _, _ in fresh)
 

@@ -1,4 +1,4 @@
-"""The admin surface: members, groups, membership and keys. The chapter leaves this to the server."""
+"""The admin surface: members, groups, membership, keys and usage. The chapter leaves this to the server."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from typing import Any
 
 from provider import ids
 from provider.errors import InvalidInputError, MemberNotFoundError
-from provider.models import LONGEST_KEY_SECONDS, ApiKey, IssuedKey, Membership, Principal
+from provider.models import LONGEST_KEY_SECONDS, ApiKey, IssuedKey, Membership, Principal, Usage
 from provider.services.tree.identity import hash_key
 from provider.store.principals import Neo4jPrincipalStore
+from provider.store.usage import Neo4jUsageStore
 
 MEMBER_TYPES = ("human", "agent")
 KEY = "hkey_"
@@ -50,8 +51,9 @@ def _expiry(now: int, expires_at: int | None, expires_in: int | None) -> int | N
 class AdminService:
     """Creates principals and credentials; callers reach it with the admin key only."""
 
-    def __init__(self, principals: Neo4jPrincipalStore):
+    def __init__(self, principals: Neo4jPrincipalStore, usage: Neo4jUsageStore):
         self.principals = principals
+        self.usage = usage
 
     async def create_member(self, member_type: str, name: str) -> Principal:
         """A new member with its principal string."""
@@ -121,6 +123,12 @@ class AdminService:
         if await self.principals.get_member(member_id) is None:
             return MemberNotFoundError("No member with that id exists.", param="member_id")
         return MemberNotFoundError("The member holds no key with that id.", param="key_id")
+
+    async def usage_of(self, member_id: str) -> Usage:
+        """What a member keeps (records, bytes of content, memories) beside its quotas."""
+        if await self.principals.get_member(member_id) is None:
+            raise MemberNotFoundError("No member with that id exists.", param="member_id")
+        return await self.usage.of(f"member:{member_id}")
 
     async def create_group(self, name: str) -> Principal:
         """A new group with its principal string."""
