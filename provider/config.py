@@ -367,15 +367,26 @@ class Settings(BaseSettings):
     in_flight_per_principal: NonNegativeInt = 8
     """Requests of one principal being answered or waiting for a turn at once; the next is 429
     `rate_limited`. 0: no cap."""
-    work_slots: PositiveInt = 3
-    """Requests worked on at once in this process; the rest wait their turn in a queue served
-    round-robin by principal, so a principal with many waiting never pushes one with few back."""
+    read_slots: PositiveInt = 3
+    """Reads (GET, recall, graph, MCP tool calls) worked on at once in this process; the rest wait
+    their turn in a queue served round-robin by principal, so a principal with many waiting never
+    pushes one with few back."""
+    write_slots: PositiveInt = 1
+    """Writes worked on at once in this process, with a fair queue of their own: a flood of writes
+    never makes a reader wait for a turn."""
+    query_slots: PositiveInt = 1
+    """Named and free Cypher queries worked on at once in this process, with a fair queue of their
+    own (the sandbox bounds what each may use)."""
+    slots_kept_for_others: NonNegativeInt = 1
+    """Of a class's slots (when it has more than this many), how many one principal may never take
+    all of: a principal keeping the slots busy leaves these to whoever comes next, who then starts
+    at once. 0: one principal may take every slot."""
     queue_max_waiting: PositiveInt = 64
-    """Requests that may wait for a work slot at once; when it is full, the principal with most
+    """Requests that may wait for a work slot of one class at once; when it is full, the principal with most
     waiting is refused first (its newest request), never a quieter one."""
     queue_max_wait_seconds: PositiveFloat = 10.0
     """The longest a request waits for a work slot before it is told 429 `rate_limited`."""
-    refusal_delay_ms: NonNegativeInt = 200
+    refusal_delay_ms: NonNegativeInt = 1000
     """A 429 for a budget is held this long (at most its Retry-After) before it is sent, so a client
     that retries at once cannot spend the service's time on refusals."""
     embed_batch_max: PositiveInt = 32

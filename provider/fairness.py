@@ -21,6 +21,7 @@ from collections import OrderedDict, deque
 from contextvars import ContextVar
 
 from provider import metrics
+from provider.config import Settings
 from provider.errors import RateLimitedError
 
 current_principal: ContextVar[str] = ContextVar("uhp_current_principal", default="")
@@ -43,8 +44,13 @@ class PrincipalLabels:
 
 
 class FairGate:
-    """`slots` holders at once; waiters served round-robin by principal, the heaviest shed first.
+    """`slots` holders at once, `share` at most of them one principal's; round-robin turns.
 
+    Waiters are served round-robin by principal, and the heaviest is shed first. With `share` below
+    `slots`, a slot is always left for another principal: whoever comes while one principal keeps
+    the gate busy starts at once instead of waiting for a turn. And while several principals are at
+    work, each may hold only an equal part of the slots: a busy principal's next request waits until
+    its running ones are down to its part, so whoever came meanwhile shares the machine with fewer.
     One event loop only (the service's): state is changed by plain code between awaits, so it needs
     no lock.
     """
@@ -56,14 +62,17 @@ class FairGate:
         slots: int,
         max_waiting: int,
         max_wait_seconds: float,
+        share: int | None = None,
         labels: PrincipalLabels | None = None,
     ):
         self.name = name
         self.slots = slots
+        self.share = max(1, min(share or slots, slots))
         self.max_waiting = max_waiting
         self.max_wait_seconds = max_wait_seconds
         self.labels = labels or PrincipalLabels(0)
         self._free = slots
+        self._held: dict[str, int] = {}
         # In the order principals take turns: the one served last goes to the end.
         self._queues: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
         self._waiting = 0
@@ -78,14 +87,23 @@ class FairGate:
         queue = self._queues.get(principal)
         return len(queue) if queue else 0
 
-    async def acquire(self, principal: str) -> None:
-        """Takes a slot, at once when one is free and nobody waits, else in the principal's turn."""
+    def held_by(self, principal: str) -> int:
+        """Slots one principal holds now."""
+        return self._held.get(principal, 0)
+
+    async def acquire(self, principal: str, *, patient: bool = False) -> None:
+        """Takes a slot: at once when one is free to this principal and nobody is before it.
+
+        Else it waits for the principal's turn. `patient` work (an accepted job, which nobody is
+        waiting on to retry) is never shed and waits as long as it takes.
+        """
         label = self.labels(principal)
-        if self._free > 0 and not self._waiting:
-            self._free -= 1
+        if self._free > 0 and self.held_by(principal) < self._share(principal) and self._next() is None:
+            self._take(principal)
             metrics.FAIR_ADMITTED.labels(self.name, label).inc()
             return
-        self._make_room(principal)
+        if not patient:
+            self._make_room(principal)
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queues.setdefault(principal, deque()).append(turn)
         self._waiting += 1
@@ -93,7 +111,7 @@ class FairGate:
         metrics.FAIR_DEPTH.labels(self.name).set(self._waiting)
         started = time.monotonic()
         try:
-            await asyncio.wait_for(asyncio.shield(turn), timeout=self.max_wait_seconds)
+            await asyncio.wait_for(asyncio.shield(turn), timeout=None if patient else self.max_wait_seconds)
         except TimeoutError:
             if self._withdraw(principal, turn):
                 metrics.FAIR_REFUSED.labels(self.name, label).inc()
@@ -101,7 +119,7 @@ class FairGate:
             # The slot was handed over as the wait ran out: keep it.
         except asyncio.CancelledError:
             if not self._withdraw(principal, turn) and turn.done() and turn.exception() is None:
-                self.release()  # handed a slot while cancelled: pass it on
+                self.release(principal)  # handed a slot while cancelled: pass it on
             raise
         finally:
             metrics.FAIR_WAIT_SECONDS.labels(self.name).observe(time.monotonic() - started)
@@ -109,20 +127,43 @@ class FairGate:
         turn.result()  # a shed waiter's refusal is raised here
         metrics.FAIR_ADMITTED.labels(self.name, label).inc()
 
-    def release(self) -> None:
-        """Hands the slot to the next principal in turn, or frees it."""
-        while self._queues:
-            principal, queue = next(iter(self._queues.items()))
+    def release(self, principal: str) -> None:
+        """Gives back one of the principal's slots and hands free slots on, in turn."""
+        held = self._held.get(principal, 0) - 1
+        if held > 0:
+            self._held[principal] = held
+        else:
+            self._held.pop(principal, None)
+        self._free += 1
+        while self._free > 0:
+            following = self._next()
+            if following is None:
+                return
+            queue = self._queues[following]
             turn = queue.popleft()
             self._waiting -= 1
             if queue:
-                self._queues.move_to_end(principal)
+                self._queues.move_to_end(following)
             else:
-                del self._queues[principal]
-            if not turn.done():
-                turn.set_result(None)
-                return
-        self._free += 1
+                del self._queues[following]
+            self._take(following)
+            turn.set_result(None)
+
+    def _take(self, principal: str) -> None:
+        self._free -= 1
+        self._held[principal] = self._held.get(principal, 0) + 1
+
+    def _share(self, principal: str) -> int:
+        """The slots one principal may hold now, never less than one nor more than `share`.
+
+        An equal part of them among the principals at work or waiting.
+        """
+        active = len(self._held.keys() | self._queues.keys() | {principal})
+        return max(1, min(self.share, self.slots // active))
+
+    def _next(self) -> str | None:
+        """The first principal in turn with a request waiting and a slot left in its share."""
+        return next((p for p in self._queues if self.held_by(p) < self._share(p)), None)
 
     def _withdraw(self, principal: str, turn: asyncio.Future[None]) -> bool:
         """Takes a waiter out of its queue; False when it had already been served or shed."""
@@ -160,3 +201,27 @@ class FairGate:
             retry_after=max(1, math.ceil(self.max_wait_seconds / 10)),
             detail={"queue": self.name},
         )
+
+
+def fair_gates(settings: Settings) -> dict[str, FairGate]:
+    """One gate per request class, each with its slots.
+
+    One set per process, shared by the API's admission and the work it starts in the background
+    (observe jobs take a `writes` turn).
+    """
+    labels = PrincipalLabels(settings.metrics_principals)
+    return {
+        name: FairGate(
+            name,
+            slots=slots,
+            max_waiting=settings.queue_max_waiting,
+            max_wait_seconds=settings.queue_max_wait_seconds,
+            share=slots - settings.slots_kept_for_others if slots > settings.slots_kept_for_others else slots,
+            labels=labels,
+        )
+        for name, slots in (
+            ("reads", settings.read_slots),
+            ("writes", settings.write_slots),
+            ("queries", settings.query_slots),
+        )
+    }

@@ -20,14 +20,20 @@ import httpx
 from fastapi import FastAPI
 
 from devtools.sandbox_service import LocalSandbox
+from provider.config import Settings
 from provider.sandbox.pool import SandboxPool
 from tests.conftest import Member
 from tests.mcp.support import Agent
 from tests.support import bookmark_ahead_of
 
 HOSTILE_TIMEOUT_S = 60.0
-# A quota the upload flood reaches (the app also gets a sandbox service of its own, killed in the end).
-SETTINGS: dict[str, Any] = {"file_quota_bytes": 64 * 1024 * 1024}
+BUDGET_SETTINGS = ("rate_reads", "rate_writes", "rate_queries", "in_flight_per_principal")
+# A quota the upload flood reaches (the app also gets a sandbox service of its own, killed in the end),
+# and the budgets a service starts with (the session's settings lift them).
+SETTINGS: dict[str, Any] = {
+    "file_quota_bytes": 64 * 1024 * 1024,
+    **{name: Settings.model_fields[name].default for name in BUDGET_SETTINGS},
+}
 LARGE_RECORD = "words of a long record " * 4_000  # ~90 KB of text
 VICTIM_QUERY = "MATCH (r:Record) RETURN r.id AS id"
 
@@ -177,6 +183,32 @@ ATTACKS: tuple[Hostile, ...] = (
     future_bookmark,
     write_without_read,
 )
+
+
+def remember_flood(live: Live, client: httpx.Client) -> str:
+    """An ordinary remember on the busy member's own memory."""
+    path = f"/v1/memories/{live.attacker_memory}/records"
+    return str(
+        client.post(path, json={"content": "busy fact about Acme"}, headers=live.attacker.headers).status_code
+    )
+
+
+def recall_flood(live: Live, client: httpx.Client) -> str:
+    """An ordinary question to the busy member's own memory."""
+    path = f"/v1/memories/{live.attacker_memory}/recall"
+    return str(
+        client.post(path, json={"query": "what about Acme?"}, headers=live.attacker.headers).status_code
+    )
+
+
+def cypher_flood(live: Live, client: httpx.Client) -> str:
+    """An ordinary free Cypher query on the busy member's own memory."""
+    statement = "MATCH (r:Record) RETURN r.id AS id LIMIT 5"
+    return str(query(client, live.attacker, live.attacker_memory, statement).status_code)
+
+
+FLOODS: tuple[Hostile, ...] = (remember_flood, recall_flood, cypher_flood)
+FLOOD_CONNECTIONS = 16
 
 
 def attack(live: Live, hostile: Hostile, stop: threading.Event, run: Run) -> None:

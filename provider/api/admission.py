@@ -7,8 +7,10 @@ Two plain-ASGI layers (middleware.py says why plain), both after authentication:
   requests in flight. Past either: 429 `rate_limited` with `Retry-After`, held `UHP_REFUSAL_DELAY_MS`
   first so a client that retries at once spends none of the service's time. Every answer it admits
   carries the IETF draft's `RateLimit-Policy` and `RateLimit` fields for the class's budget.
-- `FairTurns` reads the (already capped) body, then waits for a work slot in a `FairGate`, served
-  round-robin by principal, and gives the slot back as the answer starts. Reading first means a
+- `FairTurns` reads the (already capped) body, then waits for a slot in its class's `FairGate`
+  (reads, writes, queries: each class has slots and a queue of its own, so a flood of slow queries
+  never makes a reader wait), served round-robin by principal, and gives the slot back as the answer
+  starts. Reading first means a
   client that sends its body slowly holds a connection, never a slot. Routes whose bodies or answers
   stream (uploads, restores, exports, file content) skip the gate: they have bounds of their own.
 
@@ -164,14 +166,13 @@ class Budgets:
 
 
 class FairTurns:
-    """Reads the body, then waits for a work slot in the principal's turn.
+    """Reads the body, then waits for a slot of its class in the principal's turn.
 
     The slot goes back as the answer starts (or when the app ends without one).
     """
 
-    def __init__(self, app: ASGIApp, *, gate: FairGate):
+    def __init__(self, app: ASGIApp):
         self.app = app
-        self.gate = gate
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         caller = member_caller(scope) if scope["type"] == "http" else None
@@ -179,8 +180,10 @@ class FairTurns:
             await self.app(scope, receive, send)
             return
         replay = await _read_body(receive)
+        gates: dict[str, FairGate] = scope["app"].state.services.gates  # built with the services
+        gate = gates[request_class(scope["method"], route_path(scope))]
         try:
-            await self.gate.acquire(caller.principal)
+            await gate.acquire(caller.principal)
         except RateLimitedError as refusal:
             await error_response(Request(scope), refusal)(scope, replay, send)
             return
@@ -190,7 +193,7 @@ class FairTurns:
             nonlocal held
             if held:
                 held = False
-                self.gate.release()
+                gate.release(caller.principal)
 
         async def releasing(message: Message) -> None:
             if message["type"] == "http.response.start":

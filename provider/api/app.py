@@ -29,6 +29,7 @@ from provider.embeddings import (
     configured_embedder,
     loaded_embedder,
 )
+from provider.fairness import FairGate, fair_gates
 from provider.model_files import ModelTokenizer, abstain_threshold
 from provider.models import UsageLimits
 from provider.services.archive.export import ExportService
@@ -83,6 +84,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     from the collaborators it uses.
     """
     principals = Neo4jPrincipalStore(store)
+    gates = fair_gates(settings)
     blobs = blob_stores.configured(settings)
     files = _files(settings, store, blobs)
     limits = usage_limits(settings)
@@ -104,7 +106,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         ),
     )
     records = RecordService(tree, record_store, vectors, files, references)
-    life = _lifecycle(settings, store, tree, records, record_store, references, vectors, runs_store)
+    life = _lifecycle(settings, store, tree, records, record_store, references, vectors, runs_store, gates)
     idempotency_service = IdempotencyService(Neo4jIdempotencyStore(store), lease_ms=settings.lease_ms)
     recall, graph = _recall(settings, store, tree, records, references, vectors)
     return Services(
@@ -150,6 +152,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
         ),
         queries=QueryService.from_settings(settings, tree, store, references),
         **_archive(settings, store, tree, blobs, vectors),
+        gates=gates,
     )
 
 
@@ -236,6 +239,7 @@ def _lifecycle(
     references: ReferenceResolver,
     vectors: VectorModels,
     runs_store: Neo4jConsolidationStore,
+    gates: dict[str, FairGate],
 ) -> _Lifecycle:
     observe = ObserveService(tree, records, record_store, settings.provider_id)
     jobs = ObserveJobs(
@@ -246,6 +250,7 @@ def _lifecycle(
         record_store=record_store,
         references=references,
         lease_ms=settings.lease_ms,
+        turns=gates["writes"],
     )
     merger = EntityMerger(
         records,

@@ -11,6 +11,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from provider.config import Settings
 from provider.embeddings import Embedder
 from provider.errors import AuthenticationError
+from provider.fairness import FairGate
 from provider.models import Caller
 from provider.services.archive.export import ExportService
 from provider.services.archive.restore import RestoreService
@@ -69,6 +70,7 @@ class Services:
     sweeper: Sweeper
     export: ExportService
     restore: RestoreService
+    gates: dict[str, FairGate]  # the fair queues in front of reads, writes and queries (fairness.py)
     schema_applied: bool = False
 
     def capable(self) -> list[Capable]:

@@ -28,7 +28,7 @@ from provider.api.idempotency import Idempotency, Replayed, replayed
 from provider.api.limits import RequestLimits
 from provider.config import Settings
 from provider.errors import UnsupportedVersionError
-from provider.fairness import FairGate, PrincipalLabels
+from provider.fairness import PrincipalLabels
 from provider.protocol.discovery import SUPPORTED_VERSIONS
 
 VERSION_HEADER = "UHP-Version"
@@ -75,13 +75,6 @@ def install(app: FastAPI, settings: Settings) -> None:
         "max_restore_bytes": settings.max_restore_bytes,
     }
     labels = PrincipalLabels(settings.metrics_principals)
-    gate = FairGate(
-        "work",
-        slots=settings.work_slots,
-        max_waiting=settings.queue_max_waiting,
-        max_wait_seconds=settings.queue_max_wait_seconds,
-        labels=labels,
-    )
     layers: list[tuple[type[Any], dict[str, Any]]] = [
         # First: a request in a protocol version this server does not speak is refused before anything
         # else reads it.
@@ -99,8 +92,8 @@ def install(app: FastAPI, settings: Settings) -> None:
         (Bookmarks, {}),
         # Bodies are bounded before any layer below, or a route, reads one.
         (BodyLimit, body_bounds),
-        # With its (capped) body read, a request waits for a work slot in its principal's turn.
-        (FairTurns, {"gate": gate}),
+        # With its (capped) body read, a request waits for a slot of its class in its principal's turn.
+        (FairTurns, {}),
         # A replay needs the caller and a bounded body.
         (Idempotency, {}),
         # Innermost: the bounds the request models read while a route parses its body.

@@ -150,7 +150,7 @@ def batches_above_one() -> float:
 @pytest.fixture(scope="module")
 def batching(settings: Settings, embedder: OnnxEmbedder) -> Iterator[str]:
     """A served app whose questions wait 20 ms for company, with a work slot for each of eight."""
-    roomy = settings.model_copy(update={"embed_batch_wait_ms": 20.0, "work_slots": 8})
+    roomy = settings.model_copy(update={"embed_batch_wait_ms": 20.0, "read_slots": 8})
     yield from served_in_thread(create_app(roomy, embedder=embedder))
 
 

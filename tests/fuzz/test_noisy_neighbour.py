@@ -29,7 +29,7 @@ from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder
 from tests import neighbours, sandboxes
-from tests.neighbours import ATTACKS, Hostile, Live, Run
+from tests.neighbours import ATTACKS, FLOOD_CONNECTIONS, FLOODS, Hostile, Live, Run
 from tests.serving import served_in_thread
 
 FACTOR = 8.0
@@ -78,6 +78,20 @@ def test_the_victim_keeps_working_while_another_member_attacks(
         run.hostile
     )
     assert sum(1 for a in run.hostile if a != "503") > len(run.hostile) / 2, run.hostile
+
+
+@pytest.mark.parametrize("flood", FLOODS)
+def test_the_quiet_member_is_served_while_a_busy_one_floods_16_connections(
+    live: Live, flood: Hostile
+) -> None:
+    """Ordinary requests as fast as 16 connections carry them: the busy member is told 2xx or 429, the
+    quiet member's calls all answer 2xx."""
+    run = neighbours.under_attack(live, flood, VICTIM_CALLS, workers=FLOOD_CONNECTIONS)
+    told = Counter(run.hostile)
+    print(f"{flood.__name__}: victim max {max(run.latencies) * 1000:.0f} ms; busy member told {dict(told)}")
+    assert not run.failures, run.failures
+    assert set(told) <= {"200", "202", "429"}, told
+    assert told["200"] + told["202"] > 0, told
 
 
 def test_the_victim_queries_again_soon_after_the_sandbox_is_killed_under_load(live: Live) -> None:

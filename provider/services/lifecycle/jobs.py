@@ -16,6 +16,7 @@ from typing import Any
 
 from provider import ids, metrics, tracing
 from provider.errors import JobNotFoundError, ProviderError
+from provider.fairness import FairGate, current_principal
 from provider.models import Caller, JobState, ReadRecord, RecordDraft
 from provider.services.lifecycle.observe import ObserveService
 from provider.services.records.references import ReferenceResolver
@@ -78,11 +79,16 @@ class ObserveJobs:
         references: ReferenceResolver,
         lease_ms: int,
         concurrent: int = 2,
+        turns: FairGate | None = None,
     ):
         self.record_store, self.references = record_store, references
         # However many jobs callers start, this process runs at most `concurrent` at once; the rest
         # wait their turn (or are taken over by another instance once their first lease runs out).
-        self.slots = asyncio.Semaphore(concurrent)
+        # They wait in a queue served round-robin by the principal who observed, not in arrival order;
+        # a job that runs also takes a turn among the process's writes (`turns`), so a flood of observed
+        # episodes is bounded like a flood of remembers.
+        self.slots = FairGate("observe jobs", slots=concurrent, max_waiting=1, max_wait_seconds=1.0)
+        self.turns = turns
         self.tree = tree
         self.observe = observe
         self.records = records
@@ -116,16 +122,23 @@ class ObserveJobs:
         return JobState(id=row["id"], status=row["status"])
 
     async def _queued(self, job_id: str) -> None:
+        principal = current_principal.get()
         metrics.OBSERVE_JOBS_WAITING.inc()
         try:
-            await self.slots.acquire()
+            await self.slots.acquire(principal, patient=True)
         finally:
             metrics.OBSERVE_JOBS_WAITING.dec()
         try:
-            with metrics.OBSERVE_JOBS_RUNNING.track_inprogress():
-                await self.run(job_id)
+            if self.turns is not None:
+                await self.turns.acquire(principal, patient=True)
+            try:
+                with metrics.OBSERVE_JOBS_RUNNING.track_inprogress():
+                    await self.run(job_id)
+            finally:
+                if self.turns is not None:
+                    self.turns.release(principal)
         finally:
-            self.slots.release()
+            self.slots.release(principal)
 
     async def run(self, job_id: str) -> None:
         """Runs a job this process holds, or one whose runner died; nothing when another holds it.
