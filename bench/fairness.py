@@ -161,6 +161,7 @@ def bulk_import(
             )
     env = {
         **os.environ,
+        "UHP_ENVIRONMENT": "test",
         "NEO4J_URI": target.uri,
         "NEO4J_USER": target.user,
         "NEO4J_PASSWORD": target.password,
@@ -230,7 +231,8 @@ def rounds(target: Neo4jTarget, url: str, admin_key: str, args: argparse.Namespa
             time.sleep(args.head_start + 4)  # the importer's own start: its model and driver
             heard = quiet(url, calm, args.seconds, args.interval)
             running = importer.poll() is None
-            importer.wait()
+            if importer.wait() != 0:
+                raise RuntimeError(f"the import flood failed (exit {importer.returncode}); see above")
             results[kind] = {
                 **heard,
                 "busy": {"import finished": not running, "seconds": time.monotonic() - began},
@@ -281,7 +283,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--interval", type=float, default=0.05)
     parser.add_argument("--records", type=int, default=200)
-    parser.add_argument("--import-records", type=int, default=3000)
+    parser.add_argument("--import-records", type=int, default=10_000)
     parser.add_argument("--head-start", type=float, default=1.0)
     parser.add_argument("--floods", nargs="+", default=list(FLOODS), choices=FLOODS)
     args = parser.parse_args()

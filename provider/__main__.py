@@ -264,6 +264,8 @@ def _in_process(args: argparse.Namespace) -> int:
     if not settings.neo4j_uri:
         print(f"{args.command}: set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD)", file=sys.stderr)
         return 2
+    if args.command in ("import", "reembed"):
+        cli.yield_cpu(settings.bulk_niceness)
     if args.command == "import":
         return cli.import_records(
             settings, args.memory, args.principal, args.file, resume=args.resume, batch_size=args.batch

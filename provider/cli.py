@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -47,6 +49,17 @@ async def _caller(services: Any, principal: str) -> Caller:
     if member is None:
         raise MemberNotFoundError("--as must name a known member as member:<id>.")
     return Caller(member_id=member["id"], member_type=member["type"])
+
+
+def yield_cpu(niceness: int) -> None:
+    """Lowers this process's CPU priority (where the platform has one) for a bulk command.
+
+    A bulk command runs beside the service, outside its fair queues: at a lower priority, the
+    service's requests (and Neo4j) go first when both want a core. It cannot be raised back.
+    """
+    if niceness and hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(niceness)
 
 
 def import_records(

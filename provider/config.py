@@ -389,6 +389,10 @@ class Settings(BaseSettings):
     refusal_delay_ms: NonNegativeInt = 1000
     """A 429 for a budget is held this long (at most its Retry-After) before it is sent, so a client
     that retries at once cannot spend the service's time on refusals."""
+    bulk_niceness: int = Field(10, ge=0, le=19)
+    """How much `python -m provider import` and `reembed` lower their own process's CPU priority
+    (Unix niceness), so that a bulk run beside the service leaves the cores to its requests first.
+    0: the same priority as the service."""
     embed_batch_max: PositiveInt = 32
     """The most texts (questions and records together) embedded in one model call."""
     embed_batch_wait_ms: NonNegativeFloat = 2.0
