@@ -371,12 +371,14 @@ class Settings(BaseSettings):
     """Reads (GET, recall, graph, MCP tool calls) worked on at once in this process; the rest wait
     their turn in a queue served round-robin by principal, so a principal with many waiting never
     pushes one with few back."""
-    write_slots: PositiveInt = 1
+    write_slots: PositiveInt = 2
     """Writes worked on at once in this process, with a fair queue of their own: a flood of writes
-    never makes a reader wait for a turn."""
-    query_slots: PositiveInt = 1
+    never makes a reader wait for a turn. With one slot kept for others, one principal alone writes
+    one at a time, and another's write starts beside it at once."""
+    query_slots: PositiveInt = 2
     """Named and free Cypher queries worked on at once in this process, with a fair queue of their
-    own (the sandbox bounds what each may use)."""
+    own (the sandbox bounds what each may use): one principal's slow statement never holds up
+    another's."""
     slots_kept_for_others: NonNegativeInt = 1
     """Of a class's slots (when it has more than this many), how many one principal may never take
     all of: a principal keeping the slots busy leaves these to whoever comes next, who then starts
@@ -385,7 +387,8 @@ class Settings(BaseSettings):
     """Requests that may wait for a work slot of one class at once; when it is full, the principal with most
     waiting is refused first (its newest request), never a quieter one."""
     queue_max_wait_seconds: PositiveFloat = 10.0
-    """The longest a request waits for a work slot before it is told 429 `rate_limited`."""
+    """The longest a request waits for a slot before it is told 503 `memory_unavailable` with
+    Retry-After (the service is busy, or Neo4j is away)."""
     refusal_delay_ms: NonNegativeInt = 1000
     """A 429 for a budget is held this long (at most its Retry-After) before it is sent, so a client
     that retries at once cannot spend the service's time on refusals."""

@@ -24,6 +24,7 @@ ProviderError
 ├── ConflictError              memory_busy
 │   └── RestoreClashError      uhp_memory.restore_clash
 └── UnavailableError           memory_unavailable
+    └── BusyError              memory_unavailable (a fair queue's wait ran out: come back later)
 """
 
 from __future__ import annotations
@@ -221,3 +222,15 @@ class UnavailableError(ProviderError):
 
     code = "memory_unavailable"
     kind = "server_error"
+
+
+class BusyError(UnavailableError):
+    """Every slot of a class stayed taken for the whole wait: the service is busy, not the caller.
+
+    The slots may be held by work waiting on something that is away (Neo4j restarting). It is not a
+    caller past a limit, so it is 503, not 429. `retry_after` is what `Retry-After` says.
+    """
+
+    def __init__(self, message: str, *, retry_after: int, detail: dict[str, Any] | None = None):
+        super().__init__(message, detail={"retry_after": retry_after, **(detail or {})})
+        self.retry_after = max(1, retry_after)

@@ -22,7 +22,7 @@ from contextvars import ContextVar
 
 from provider import metrics
 from provider.config import Settings
-from provider.errors import RateLimitedError
+from provider.errors import BusyError, RateLimitedError
 
 current_principal: ContextVar[str] = ContextVar("uhp_current_principal", default="")
 
@@ -41,6 +41,18 @@ class PrincipalLabels:
             self._known.add(principal)
             return principal
         return "other"
+
+
+_LABELS: dict[int, PrincipalLabels] = {}
+
+
+def principal_labels(named: int) -> PrincipalLabels:
+    """The process's labels for `named` principals, one set for every app in the process.
+
+    The apps of a process share the metrics registry, so they share the names too, and the series
+    stay bounded however many apps there are.
+    """
+    return _LABELS.setdefault(named, PrincipalLabels(named))
 
 
 class FairGate:
@@ -115,7 +127,13 @@ class FairGate:
         except TimeoutError:
             if self._withdraw(principal, turn):
                 metrics.FAIR_REFUSED.labels(self.name, label).inc()
-                raise self._refusal("waited its turn too long") from None
+                raise BusyError(
+                    f"The service is busy: no {self.name} slot came free within "
+                    f"{self.max_wait_seconds:g} s (UHP_QUEUE_MAX_WAIT_SECONDS); try again after "
+                    "Retry-After seconds.",
+                    retry_after=self._retry_after(),
+                    detail={"queue": self.name},
+                ) from None
             # The slot was handed over as the wait ran out: keep it.
         except asyncio.CancelledError:
             if not self._withdraw(principal, turn) and turn.done() and turn.exception() is None:
@@ -195,10 +213,13 @@ class FairGate:
         metrics.FAIR_REFUSED.labels(self.name, self.labels(heaviest)).inc()
         shed.set_exception(self._refusal("has the most requests waiting in a full queue"))
 
+    def _retry_after(self) -> int:
+        return max(1, math.ceil(self.max_wait_seconds / 10))
+
     def _refusal(self, why: str) -> RateLimitedError:
         return RateLimitedError(
             f"The service is busy and this principal {why}; try again after Retry-After seconds.",
-            retry_after=max(1, math.ceil(self.max_wait_seconds / 10)),
+            retry_after=self._retry_after(),
             detail={"queue": self.name},
         )
 
@@ -209,7 +230,7 @@ def fair_gates(settings: Settings) -> dict[str, FairGate]:
     One set per process, shared by the API's admission and the work it starts in the background
     (observe jobs take a `writes` turn).
     """
-    labels = PrincipalLabels(settings.metrics_principals)
+    labels = principal_labels(settings.metrics_principals)
     return {
         name: FairGate(
             name,

@@ -37,7 +37,7 @@ from provider import metrics
 from provider.api.edge import route_path
 from provider.api.errors import error_response
 from provider.config import Settings
-from provider.errors import RateLimitedError
+from provider.errors import BusyError, RateLimitedError
 from provider.fairness import FairGate, PrincipalLabels, current_principal
 from provider.models import Caller
 
@@ -184,7 +184,7 @@ class FairTurns:
         gate = gates[request_class(scope["method"], route_path(scope))]
         try:
             await gate.acquire(caller.principal)
-        except RateLimitedError as refusal:
+        except (RateLimitedError, BusyError) as refusal:
             await error_response(Request(scope), refusal)(scope, replay, send)
             return
         held = True

@@ -52,7 +52,8 @@ def request_id(request: Request) -> str:
 
 def error_response(request: Request, error: errors.ProviderError) -> JSONResponse:
     """The envelope with its status; a refusal to come back later says when (`Retry-After`)."""
-    headers = {"Retry-After": str(error.retry_after)} if isinstance(error, errors.RateLimitedError) else None
+    retry_after = getattr(error, "retry_after", None)
+    headers = {"Retry-After": str(retry_after)} if isinstance(retry_after, int) else None
     return JSONResponse(envelope(error, request_id(request)), status_code=status_of(error), headers=headers)
 
 

@@ -28,7 +28,7 @@ from provider.api.idempotency import Idempotency, Replayed, replayed
 from provider.api.limits import RequestLimits
 from provider.config import Settings
 from provider.errors import UnsupportedVersionError
-from provider.fairness import PrincipalLabels
+from provider.fairness import principal_labels
 from provider.protocol.discovery import SUPPORTED_VERSIONS
 
 VERSION_HEADER = "UHP-Version"
@@ -74,7 +74,7 @@ def install(app: FastAPI, settings: Settings) -> None:
         "max_upload_bytes": settings.max_upload_bytes,
         "max_restore_bytes": settings.max_restore_bytes,
     }
-    labels = PrincipalLabels(settings.metrics_principals)
+    labels = principal_labels(settings.metrics_principals)
     layers: list[tuple[type[Any], dict[str, Any]]] = [
         # First: a request in a protocol version this server does not speak is refused before anything
         # else reads it.

@@ -179,3 +179,20 @@ def test_questions_asked_together_share_a_model_call_and_answer_as_asked_alone(
     for single, batched in zip(alone, together, strict=True):
         assert [i for i, _ in batched] == [i for i, _ in single]
         assert [s for _, s in batched] == pytest.approx([s for _, s in single], abs=1e-5)
+
+
+def test_metrics_count_each_principal_s_refusals_under_a_bounded_label(
+    budgeted: TestClient, admin: Admin
+) -> None:
+    who = admin.member()
+    for _ in range(5):
+        budgeted.get("/v1/memories", headers=who.headers)
+    exposed = budgeted.get("/metrics").text
+    refused = re.search(
+        r'uhp_budget_refused_total\{budget="reads",principal="(member:[^"]+|other)"\} (\d+)', exposed
+    )
+    assert refused is not None, "no refusal counted"
+    named = re.findall(r'uhp_budget_admitted_total\{budget="[a-z]+",principal="([^"]+)"\}', exposed)
+    # However many members the suite made, the label takes at most UHP_METRICS_PRINCIPALS values and `other`.
+    assert len(set(named) - {"other"}) <= Settings.model_fields["metrics_principals"].default
+    assert f'principal="{who.principal}"' in exposed or 'principal="other"' in exposed

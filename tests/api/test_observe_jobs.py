@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from provider import ids
+from provider.fairness import FairGate
 from provider.models import Caller
 from provider.protocol.record_requests import ObserveRequest
 from tests.api.lifecycle_support import cypher
@@ -145,7 +146,7 @@ def test_however_many_jobs_a_caller_starts_a_process_runs_a_bounded_number_at_on
 ) -> None:
     memory_id = lab.memory(alice)
     jobs: Any = client.app.state.services.jobs  # type: ignore[attr-defined]
-    monkeypatch.setattr(jobs, "slots", asyncio.Semaphore(1))
+    monkeypatch.setattr(jobs, "slots", FairGate("observe jobs", slots=1, max_waiting=1, max_wait_seconds=1.0))
     keep = jobs.observe.observe
     running, most = 0, 0
 

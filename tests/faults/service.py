@@ -84,6 +84,12 @@ class ServiceProcess:
             "UHP_FILE_DIR": str(self.file_dir),
             "UHP_QUERY_SANDBOX": "false",
             "PYTHONUNBUFFERED": "1",
+            # These tests drive one member as hard as their threads can: its budgets are lifted (as
+            # the session's apps lift them), the fair queues stay.
+            "UHP_RATE_READS": "0/second",
+            "UHP_RATE_WRITES": "0/second",
+            "UHP_RATE_QUERIES": "0/second",
+            "UHP_IN_FLIGHT_PER_PRINCIPAL": "0",
         }
         return env | self.settings
 

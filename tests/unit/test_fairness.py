@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from provider.errors import RateLimitedError
+from provider.errors import BusyError, RateLimitedError
 from provider.fairness import FairGate, PrincipalLabels
 
 
@@ -79,11 +79,11 @@ def test_a_full_queue_sheds_the_busiest_principals_newest_request_never_the_quie
     assert served.count("busy") == 3
 
 
-def test_a_wait_past_its_bound_is_a_429_and_leaves_no_trace() -> None:
+def test_a_wait_past_its_bound_is_a_503_busy_and_leaves_no_trace() -> None:
     async def scenario() -> None:
         fair = gate(max_wait_seconds=0.05)
         await fair.acquire("holder")
-        with pytest.raises(RateLimitedError) as refused:
+        with pytest.raises(BusyError) as refused:
             await fair.acquire("late")
         assert refused.value.retry_after >= 1
         assert fair.waiting == 0
