@@ -105,7 +105,9 @@ class Budgets:
             await self.app(scope, receive, send)
             return
         principal = caller.principal
-        budget = self.budgets.get(request_class(scope["method"], route_path(scope)))
+        kind = request_class(scope["method"], route_path(scope))
+        scope["state"]["request_class"] = kind  # the fair turn below waits in this class's queue
+        budget = self.budgets.get(kind)
         refusal = self._refusal(principal, budget)
         if refusal is not None:
             await asyncio.sleep(min(refusal.retry_after, self.refusal_delay))
@@ -181,7 +183,7 @@ class FairTurns:
             return
         replay = await _read_body(receive)
         gates: dict[str, FairGate] = scope["app"].state.services.gates  # built with the services
-        gate = gates[request_class(scope["method"], route_path(scope))]
+        gate = gates[scope["state"]["request_class"]]
         try:
             await gate.acquire(caller.principal)
         except (RateLimitedError, BusyError) as refusal:

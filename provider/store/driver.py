@@ -205,6 +205,10 @@ class BoundedSession:
             delay = min(delay * 2, MAX_DELAY_S)
 
 
+Followed = tuple[Callable[[list[Row]], tuple[str, Mapping[str, Any]] | None], Callable[[list[Row]], None]]
+"""A statement made of a write's rows, run in the same transaction, and the judge of its rows."""
+
+
 class Neo4jStore:
     """Runs named statements in managed transactions; transaction metadata names the file.
 
@@ -363,33 +367,28 @@ class Neo4jStore:
         `judge` reads the second statement's rows and may raise: the transaction is then rolled back, so
         neither write is kept (a usage charge past a quota takes its write with it).
         """
-        name, params = first
-
-        @neo4j.unit_of_work(timeout=self.timeout_s(name), metadata={"statement": name})
-        async def work(tx: AsyncManagedTransaction) -> list[Row]:
-            rows = [record.data() async for record in await tx.run(statement(name), dict(params))]
-            step = then(rows)
-            if step is not None:
-                result = await tx.run(statement(step[0]), dict(step[1]))
-                judge([record.data() async for record in result])
-            return rows
-
-        with (
-            tracing.statement(name, self.span_attributes, write=True),
-            metrics.timed(metrics.NEO4J_SECONDS, statement=name, access="write"),
-        ):
-            async with self._session() as session:
-                return await session.execute_write(work)
+        return await self._run(first[0], first[1], write=True, then=(then, judge))
 
     async def _run(
-        self, name: str, params: Mapping[str, Any], *, write: bool, patience: Patience | None = None
+        self,
+        name: str,
+        params: Mapping[str, Any],
+        *,
+        write: bool,
+        patience: Patience | None = None,
+        then: Followed | None = None,
     ) -> list[Row]:
         query = statement(name)
 
         @neo4j.unit_of_work(timeout=self.timeout_s(name), metadata={"statement": name})
         async def work(tx: AsyncManagedTransaction) -> list[Row]:
             result = await tx.run(query, dict(params))
-            return [record.data() async for record in result]
+            rows = [record.data() async for record in result]
+            step = then[0](rows) if then is not None else None
+            if then is not None and step is not None:
+                followed = await tx.run(statement(step[0]), dict(step[1]))
+                then[1]([record.data() async for record in followed])
+            return rows
 
         with (
             tracing.statement(name, self.span_attributes, write=write),
