@@ -8,7 +8,9 @@ in-flight cap and the batching need requests at the same moment, so they run on 
 from __future__ import annotations
 
 import re
+import socket
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -196,3 +198,30 @@ def test_metrics_count_each_principal_s_refusals_under_a_bounded_label(
     # However many members the suite made, the label takes at most UHP_METRICS_PRINCIPALS values and `other`.
     assert len(set(named) - {"other"}) <= Settings.model_fields["metrics_principals"].default
     assert f'principal="{who.principal}"' in exposed or 'principal="other"' in exposed
+
+
+def test_a_slow_sender_holds_a_connection_never_a_slot(served: str, admin: Admin) -> None:
+    """A body sent by halves waits outside the queue: the same principal's next write, which would wait
+    behind it for the one write slot a lone principal holds, is answered at once."""
+    who = admin.member()
+    with httpx.Client(base_url=served, timeout=30) as client:
+        memory = client.post("/v1/memories", json={"name": "slow"}, headers=who.headers).json()["id"]
+        host, port = served.removeprefix("http://").split(":")
+        body = b'{"content": "sent slowly"}'
+        with socket.create_connection((host, int(port))) as slow:
+            slow.sendall(
+                f"POST /v1/memories/{memory}/records HTTP/1.1\r\nHost: {host}\r\n"
+                f"Authorization: Bearer {who.key}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body[:5]
+            )
+            threading.Event().wait(0.5)  # the slow request is in, its body still coming
+            began = time.perf_counter()
+            quick = client.post(
+                f"/v1/memories/{memory}/records", json={"content": "sent at once"}, headers=who.headers
+            )
+            took = time.perf_counter() - began
+            slow.sendall(body[5:])
+            assert b" 200 " in slow.recv(65536).split(b"\r\n", 1)[0] + b" "
+    assert quick.status_code == 200, quick.text
+    assert took < 5.0, f"the quick write waited {took:.1f} s behind the slow sender"
