@@ -6,7 +6,7 @@ import asyncio
 import os
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -239,6 +239,10 @@ class OnnxEmbedder:
             return await asyncio.to_thread(self.questions_sync, texts)
 
 
+SHORT_TEXT_CHARS = 1_000
+"""Texts up to this long (questions, most facts) are embedded before longer ones in a batch."""
+
+
 @dataclass
 class _Waiting:
     """One text waiting for a model call, and where its vector goes."""
@@ -333,7 +337,7 @@ class BatchedEmbedder:
         try:
             live = [w for w in batch if not w.vector.done()]  # a caller cancelled meanwhile
             metrics.EMBED_BATCH_TEXTS.observe(len(live))
-            for group, vectors in await self._embedded(live):
+            async for group, vectors in self._embedded(live):
                 for waiting, vector in zip(group, vectors, strict=True):
                     if not waiting.vector.done():
                         waiting.vector.set_result(vector)
@@ -346,21 +350,30 @@ class BatchedEmbedder:
             if self._pending:
                 self._start(asyncio.get_running_loop())
 
-    async def _embedded(self, batch: list[_Waiting]) -> list[tuple[list[_Waiting], list[list[float]]]]:
-        """One call for the whole batch when the question instruction is known, else one per kind."""
-        if not batch:
-            return []
-        if self.question_prefix is not None:
-            texts = [self.question_prefix + w.text if w.question else w.text for w in batch]
-            return [(batch, await self.inner.embed(texts))]
-        records = [w for w in batch if not w.question]
-        questions = [w for w in batch if w.question]
-        done = []
-        if records:
-            done.append((records, await self.inner.embed([w.text for w in records])))
-        if questions:
-            done.append((questions, await self.inner.embed_questions([w.text for w in questions])))
-        return done
+    async def _embedded(
+        self, batch: list[_Waiting]
+    ) -> AsyncIterator[tuple[list[_Waiting], list[list[float]]]]:
+        """The batch's vectors, short texts first: a question never waits for a long record's call.
+
+        A long text costs its call tokenizing and padding; the short ones (questions, most facts) go
+        in a call of their own before it. Within each, one call when the question instruction is
+        known, else one per kind.
+        """
+        short = [w for w in batch if len(w.text) <= SHORT_TEXT_CHARS]
+        long = [w for w in batch if len(w.text) > SHORT_TEXT_CHARS]
+        for part in (short, long):
+            if not part:
+                continue
+            if self.question_prefix is not None:
+                texts = [self.question_prefix + w.text if w.question else w.text for w in part]
+                yield part, await self.inner.embed(texts)
+                continue
+            records = [w for w in part if not w.question]
+            questions = [w for w in part if w.question]
+            if questions:
+                yield questions, await self.inner.embed_questions([w.text for w in questions])
+            if records:
+                yield records, await self.inner.embed([w.text for w in records])
 
 
 def onnx_embedder(name: str, *, batch_size: int = 64) -> OnnxEmbedder:

@@ -7,11 +7,12 @@ in-flight cap and the batching need requests at the same moment, so they run on 
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -22,7 +23,8 @@ from prometheus_client import REGISTRY
 
 from provider.api.app import create_app
 from provider.config import Settings
-from provider.embeddings import OnnxEmbedder
+from provider.embeddings import BatchedEmbedder, OnnxEmbedder
+from provider.fairness import current_principal
 from tests.conftest import Admin, Member
 from tests.serving import served_in_thread
 from tests.support import bookmark_ahead_of
@@ -225,3 +227,54 @@ def test_a_slow_sender_holds_a_connection_never_a_slot(served: str, admin: Admin
             assert b" 200 " in slow.recv(65536).split(b"\r\n", 1)[0] + b" "
     assert quick.status_code == 200, quick.text
     assert took < 5.0, f"the quick write waited {took:.1f} s behind the slow sender"
+
+
+class Recording:
+    """The real model, noting the texts of each call it is given."""
+
+    def __init__(self, model: OnnxEmbedder):
+        self.model = model
+        self.spec = model.spec
+        self.calls: list[list[str]] = []
+
+    @property
+    def dimension(self) -> int:
+        return self.model.dimension
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        return await self.model.embed(texts)
+
+    async def embed_questions(self, texts: Sequence[str]) -> list[list[float]]:
+        return await self.embed([self.spec.question_prefix + t for t in texts])
+
+
+def test_a_question_batched_with_a_huge_record_is_answered_before_the_record_is_embedded(
+    embedder: OnnxEmbedder,
+) -> None:
+    """Another principal's 200,000-character record shares the batch, not the question's model call."""
+    recording = Recording(embedder)
+    batched = BatchedEmbedder(recording, max_batch=32, wait_ms=20.0)
+    huge = "words of a long record " * 9_000
+    order: list[str] = []
+
+    async def asked() -> list[float]:
+        current_principal.set("member:quiet")
+        vector = (await batched.embed_questions(["where does the cat sleep?"]))[0]
+        order.append("question")
+        return vector
+
+    async def written() -> None:
+        current_principal.set("member:busy")
+        await batched.embed([huge])
+        order.append("record")
+
+    async def both() -> list[float]:
+        vector, _ = await asyncio.gather(asked(), written())
+        return vector
+
+    vector = asyncio.run(both())
+    assert order == ["question", "record"]
+    assert recording.calls == [["where does the cat sleep?"], [huge]], "one batch, two calls, short first"
+    alone = asyncio.run(embedder.embed_questions(["where does the cat sleep?"]))[0]
+    assert vector == pytest.approx(alone, abs=1e-5)
