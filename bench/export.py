@@ -4,9 +4,9 @@ Run from the repository root: `python -m bench.export [--records 10000] [--batch
 Neo4j from NEO4J_URI, else provisioned like the tests. It imports a JSON Lines file of realistic
 records (bench/corpus.py) with the bulk importer, exports the memory to a tar on disk, deletes the
 memory (so every id is free, as in a fresh deployment), restores the archive below a new root, then
-restores it again (everything there: the retry path). Restore keeps the vectors the archive carries
-(same model), so unlike import it does not embed. Prints a table and writes bench/results/export.json;
-what it made is deleted afterwards.
+restores it again (everything there: the retry path). The run has an archive key of its own, so the
+export is signed and restore keeps the vectors it carries (same model): unlike import it does not
+embed. Prints a table and writes bench/results/export.json; what it made is deleted afterwards.
 """
 
 from __future__ import annotations
@@ -15,11 +15,14 @@ import argparse
 import asyncio
 import json
 import os
+import secrets
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from pydantic import SecretStr
 
 from bench.bulk_import import write_lines
 from bench.service import bench_settings
@@ -105,7 +108,8 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=256)
     args = parser.parse_args()
     target = provision()
-    settings = bench_settings(target, restore_batch_records=args.batch)
+    key = SecretStr(secrets.token_urlsafe(32))  # signs the export, so the restore keeps its vectors
+    settings = bench_settings(target, restore_batch_records=args.batch, archive_key=key)
     try:
         with tempfile.TemporaryDirectory() as folder:
             lines, archive = Path(folder) / "records.jsonl", Path(folder) / "export.tar"

@@ -220,7 +220,7 @@ def _parser() -> argparse.ArgumentParser:
     restore.add_argument("--under", required=True, help="the memory to restore below")
     restore.add_argument("--as", dest="principal", required=True, help="member:<id> with create and write")
     restore.add_argument("--grants", action="store_true", help="restore the archive's explicit grants too")
-    restore.add_argument("--embed", action="store_true", help="embed every version, ignoring carried vectors")
+    restore.add_argument("--embed", action="store_true", help="embed every version, even of a signed archive")
     harness = what.add_parser("harness")
     harness.add_argument("--name", required=True)
     harness.add_argument("member_id")

@@ -156,7 +156,8 @@ def export_tree(settings: Settings, memory_id: str, principal: str, out: Path | 
                 target.close()
         show_final = plan.counts
         sys.stderr.write("\n")
-        print(json.dumps({"counts": vars(show_final), "withheld": plan.withheld}), file=sys.stderr)
+        summary = {"counts": vars(show_final), "withheld": plan.withheld, "signed": plan.key is not None}
+        print(json.dumps(summary), file=sys.stderr)
         return 0
 
     return asyncio.run(_with_services(settings, work))

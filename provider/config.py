@@ -21,6 +21,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 NEO4J_SCHEMES = frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"})
 KNOWN_DEFAULT_KEYS = frozenset({"", "admin", "changeme", "secret", "password", "uhp-admin"})
+MIN_ARCHIVE_KEY_CHARS = 32
 
 
 @dataclass(frozen=True)
@@ -327,6 +328,12 @@ class Settings(BaseSettings):
     export holds about one page at a time."""
     restore_batch_records: PositiveInt = 256
     """Records a restore compares, embeds and writes per transaction."""
+    # A carried vector ranks its record, and checksums do not say who made an archive: only an
+    # archive signed with this key keeps its vectors (docs/EXPORT.md "Whose vectors are kept").
+    archive_key: SecretStr = SecretStr("")
+    """The secret that signs this deployment's exports (HMAC-SHA256 of the manifest) and that a restore
+    checks before it keeps the vectors an archive carries; deployments that trust each other's vectors
+    share it. At least 32 characters. Unset: exports are unsigned and every restore embeds again."""
 
     # Leases on multi-step writes (docs/OPERATIONS.md "What survives what"): a key or a run whose owner stops
     # renewing for this long is taken over; the sweeper clears what dead processes left.
@@ -409,6 +416,13 @@ class Settings(BaseSettings):
         # A known or empty admin key is fine on a developer's machine, never in production.
         if self.environment == "production" and self.admin_key.get_secret_value() in KNOWN_DEFAULT_KEYS:
             raise ValueError("UHP_ADMIN_KEY is empty or a known default; set a long random key")
+        return self
+
+    @model_validator(mode="after")
+    def _long_archive_key(self) -> Settings:
+        # Whoever guesses the key can make any archive's vectors pass for this deployment's own.
+        if 0 < len(self.archive_key.get_secret_value()) < MIN_ARCHIVE_KEY_CHARS:
+            raise ValueError(f"UHP_ARCHIVE_KEY is shorter than {MIN_ARCHIVE_KEY_CHARS} characters")
         return self
 
     @model_validator(mode="after")

@@ -554,15 +554,24 @@ class ArchiveCounts:
     file_bytes: int = 0
 
 
+EmbedReason = Literal["asked", "no_key", "unsigned", "signature_mismatch", "model_differs"]
+"""Why a restore embedded an archive's versions rather than keep the vectors it carried."""
+
+
 @dataclass
 class RestoreSummary:
-    """What a restore wrote (`created`) and found there already, identical (`present`)."""
+    """What a restore wrote (`created`) and found there already, identical (`present`).
+
+    `embed_reason` is None when the archive's vectors were kept: it was signed with this deployment's
+    archive key and their model runs here.
+    """
 
     memory_id: str
     root: str
     created: ArchiveCounts = field(default_factory=ArchiveCounts)
     present: ArchiveCounts = field(default_factory=ArchiveCounts)
     withheld: bool = False
+    embed_reason: EmbedReason | None = None
 
 
 # Two vector slots on every Record and RecordVersion, each with its own vector index. A deployment

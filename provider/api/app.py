@@ -160,9 +160,12 @@ def _archive(
     settings: Settings, store: Neo4jStore, tree: TreeService, blobs: BlobStore, vectors: VectorModels
 ) -> dict[str, Any]:
     archive = Neo4jArchiveStore(store, usage_limits(settings))
+    key = settings.archive_key.get_secret_value().encode() or None
     return {
-        "export": ExportService(tree, archive, blobs, vectors, page=settings.export_page_records),
-        "restore": RestoreService(tree, archive, blobs, vectors, batch=settings.restore_batch_records),
+        "export": ExportService(tree, archive, blobs, vectors, page=settings.export_page_records, key=key),
+        "restore": RestoreService(
+            tree, archive, blobs, vectors, batch=settings.restore_batch_records, key=key
+        ),
     }
 
 

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import io
 import json
 import secrets
+import struct
 import tarfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from provider.api.app import create_app
+from provider.config import Settings
+from provider.embeddings import OnnxEmbedder
 from tests.api.lifecycle_support import erase
 from tests.api.records_support import PNG, Lab, Reply, ok, tag
 from tests.conftest import Member
@@ -29,6 +39,14 @@ class Tree:
     records: dict[str, str]  # record id -> its memory
     erased: str
     file_bytes: bytes
+
+
+@contextmanager
+def keyed_app(settings: Settings, embedder: OnnxEmbedder, key: str) -> Iterator[TestClient]:
+    """An app on the suite's Neo4j and file store that signs and trusts archives with `key`."""
+    own = settings.model_copy(update={"archive_key": SecretStr(key)})
+    with TestClient(create_app(own, embedder=embedder)) as client:
+        yield client
 
 
 def upload(lab: Lab, who: Member, data: bytes) -> str:
@@ -98,25 +116,54 @@ def readback(lab: Lab, who: Member, tree: Tree) -> dict[str, Any]:
     return seen
 
 
-def rewritten(archive: bytes, change: Callable[[str, bytes], bytes | None]) -> bytes:
-    """The archive with each member's bytes passed through `change` (None leaves it out), its
-    manifest's checksums made anew."""
-    with tarfile.open(fileobj=io.BytesIO(archive), mode="r") as tar:
-        found = [(m.name, tar.extractfile(m).read()) for m in tar.getmembers() if m.isfile()]  # type: ignore[union-attr]
-    passed = [(name, data if name == "manifest.json" else change(name, data)) for name, data in found]
-    changed = [(name, data) for name, data in passed if data is not None]
+def tarred(found: list[tuple[str, bytes]]) -> bytes:
+    """Members, in this order, as a tar."""
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for name, data in changed:
-            if name == "manifest.json":
-                manifest = json.loads(data)
-                manifest["members"] = {
-                    n: {"sha256": hashlib.sha256(d).hexdigest(), "bytes": len(d)}
-                    for n, d in changed
-                    if n != "manifest.json"
-                }
-                data = json.dumps(manifest).encode()
+        for name, data in found:
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     return out.getvalue()
+
+
+def rewritten(archive: bytes, change: Callable[[str, bytes], bytes | None]) -> bytes:
+    """The archive with each member's bytes passed through `change` (None leaves it out), its
+    manifest's checksums made anew (and any signature left as it was)."""
+    passed = [(n, d if n == "manifest.json" else change(n, d)) for n, d in members(archive).items()]
+    changed = [(name, data) for name, data in passed if data is not None]
+    manifest = json.loads(dict(changed)["manifest.json"])
+    manifest["members"] = {
+        n: {"sha256": hashlib.sha256(d).hexdigest(), "bytes": len(d)}
+        for n, d in changed
+        if n != "manifest.json"
+    }
+    return tarred([(n, json.dumps(manifest).encode() if n == "manifest.json" else d) for n, d in changed])
+
+
+def sealed(archive: bytes, key: str) -> bytes:
+    """The archive with its manifest signed anew under `key`, as docs/EXPORT.md spells the signature out
+    (written here from the page, not with the provider's code, so the page is checked too)."""
+    found = members(archive)
+    manifest = json.loads(found["manifest.json"])
+    manifest.pop("signature", None)
+    body = json.dumps(manifest, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    mac = hmac.new(key.encode(), b"uhp-memory-archive manifest\n" + body, hashlib.sha256).hexdigest()
+    found["manifest.json"] = json.dumps({**manifest, "signature": f"hmac-sha256:{mac}"}).encode()
+    return tarred(list(found.items()))
+
+
+def record_entries(archive: bytes) -> dict[str, dict[str, Any]]:
+    """Each record the archive carries, by id, as its line holds it."""
+    return {
+        entry["id"]: entry
+        for name, data in members(archive).items()
+        if name.startswith("records/")
+        for entry in map(json.loads, data.splitlines())
+    }
+
+
+def carried(entry: dict[str, Any]) -> list[float]:
+    """The vector a record entry carries for its current version."""
+    data = base64.b64decode(entry["vectors"]["float32"][-1])
+    return list(struct.unpack(f"<{len(data) // 4}f", data))

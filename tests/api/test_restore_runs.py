@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Iterator
+import secrets
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from prometheus_client import REGISTRY
 from starlette.types import Message, Receive, Scope, Send
 
 from provider.__main__ import main
@@ -23,7 +23,7 @@ from provider.api.idempotency import Idempotency
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from provider.models import ArchiveCounts
-from tests.api.export_support import Tree, build, exported, readback, restore, rewritten
+from tests.api.export_support import Tree, build, exported, readback, restore
 from tests.api.records_support import Lab, assert_error, caller_of, ok
 from tests.conftest import Member
 
@@ -119,13 +119,15 @@ def test_the_cli_exports_and_restores_with_progress_on_stderr(
     monkeypatch.setenv("NEO4J_URI", settings.neo4j_uri)
     monkeypatch.setenv("NEO4J_USER", settings.neo4j_user)
     monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j_password.get_secret_value())
+    monkeypatch.setenv("UHP_ARCHIVE_KEY", secrets.token_urlsafe(32))  # signs the export, trusts it back
     tree = build(lab, alice, bob)
     before = readback(lab, alice, tree)
     out = tmp_path / "tree.tar"
     assert main(["export", tree.root, "--as", alice.principal, "--out", str(out)]) == 0
     exporting = capsys.readouterr()
     assert "export: " in exporting.err and "records/s" in exporting.err
-    assert json.loads(exporting.err.strip().splitlines()[-1])["counts"]["records"] == len(tree.records)
+    summary = json.loads(exporting.err.strip().splitlines()[-1])
+    assert summary["counts"]["records"] == len(tree.records) and summary["signed"] is True
     ok(lab.client.delete(f"/v1/memories/{tree.root}", headers=alice.headers))
 
     target = lab.memory(alice)
@@ -134,6 +136,7 @@ def test_the_cli_exports_and_restores_with_progress_on_stderr(
     assert "restore: " in restoring.err
     answer = json.loads(restoring.out)
     assert answer["root"] == tree.root and answer["created"]["records"] == len(tree.records)
+    assert (answer["vectors"], answer["vectors_reason"]) == ("kept", None)
     assert readback(lab, alice, tree) == before
 
 
@@ -212,57 +215,3 @@ def test_the_idempotency_layer_leaves_a_restore_body_unread() -> None:
     }
     asyncio.run(Idempotency(route)(scope, receive, send))
     assert seen_before_route == [0] and sent[0]["status"] == 200
-
-
-def embedded_so_far() -> float:
-    return REGISTRY.get_sample_value("uhp_embedded_texts_total") or 0.0
-
-
-def test_vectors_of_this_deployment_s_model_are_kept_not_made_again(
-    lab: Lab, alice: Member, bob: Member
-) -> None:
-    tree, archive, before = exported_and_gone(lab, alice, bob)
-    target = lab.memory(alice)
-    embedded = embedded_so_far()
-    answer = ok(restore(lab, alice, target, archive))
-    assert answer["created"]["versions"] == len(tree.records) + 2
-    assert embedded_so_far() == embedded  # every version came with its vector
-    assert readback(lab, alice, tree) == before
-
-
-def other_model(name: str, data: bytes) -> bytes:
-    """Records whose vectors name a model this deployment does not run."""
-    if not name.startswith("records/"):
-        return data
-    entries = [json.loads(line) for line in data.splitlines()]
-    for entry in entries:
-        entry["vectors"]["model"] = "some-other-model"
-    return b"".join(json.dumps(e).encode() + b"\n" for e in entries)
-
-
-def without_vectors(name: str, data: bytes) -> bytes:
-    """Records as an archive without vectors holds them."""
-    if not name.startswith("records/"):
-        return data
-    entries = [json.loads(line) for line in data.splitlines()]
-    return b"".join(
-        json.dumps({k: v for k, v in e.items() if k != "vectors"}).encode() + b"\n" for e in entries
-    )
-
-
-@pytest.mark.parametrize(
-    ("change", "query"),
-    [(other_model, ""), (without_vectors, ""), (lambda name, data: data, "?embed=true")],
-    ids=["another-model", "no-vectors", "embed-asked"],
-)
-def test_vectors_are_made_again_for_another_model_none_or_when_asked(
-    lab: Lab, alice: Member, bob: Member, change: Callable[[str, bytes], bytes], query: str
-) -> None:
-    tree, archive, before = exported_and_gone(lab, alice, bob)
-    target = lab.memory(alice)
-    embedded = embedded_so_far()
-    headers = {**alice.headers, "Content-Type": "application/x-tar"}
-    url = f"/v1/memories/{target}/restore{query}"
-    answer = ok(lab.client.post(url, content=rewritten(archive, change), headers=headers))
-    assert embedded_so_far() - embedded == answer["created"]["versions"] == len(tree.records) + 2
-    assert readback(lab, alice, tree) == before

@@ -4,11 +4,13 @@ The issue's round trip: a tree with history, a file, a reference across memories
 branch is exported from the suite's app, then restored into an app on the folder's own Neo4j, where no
 id of the tree exists. Every record's history, the file's bytes and recall's order for a few questions
 must read back as they did, and the fresh deployment's own export must carry the same records, files,
-snapshots and blobs byte for byte.
+snapshots and blobs byte for byte. Both deployments hold the same archive key, as two that trust each
+other's vectors do (docs/EXPORT.md), so the vectors travel and are not made again.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from pydantic import SecretStr
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
-from tests.api.export_support import build, exported, members, readback, restore
+from tests.api.export_support import build, exported, keyed_app, members, readback, restore
 from tests.api.records_support import Lab, ok
 from tests.conftest import Admin, Member
 from tests.faults.conftest import DedicatedNeo4j
@@ -28,6 +30,7 @@ pytestmark = pytest.mark.faults(timeout=240)
 
 # Members the fresh deployment's export must repeat byte for byte: what was written, not who restored it.
 SAME_BYTES = ("records/", "snapshots/", "files/", "blobs/", "format.json")
+KEY = secrets.token_urlsafe(32)
 
 
 @pytest.fixture
@@ -42,6 +45,7 @@ def fresh(
             "neo4j_user": access.user,
             "neo4j_password": SecretStr(access.password),
             "file_dir": tmp_path / "fresh-files",
+            "archive_key": SecretStr(KEY),
         }
     )
     with TestClient(create_app(own, embedder=embedder)) as client:
@@ -49,10 +53,12 @@ def fresh(
 
 
 @pytest.fixture
-def lab(client: TestClient) -> Iterator[Lab]:
-    tracker = Lab(client)
-    yield tracker
-    tracker.cleanup()
+def lab(settings: Settings, embedder: OnnxEmbedder) -> Iterator[Lab]:
+    """The suite's Neo4j and file store, through an app that signs with the fresh deployment's key."""
+    with keyed_app(settings, embedder, KEY) as client:
+        tracker = Lab(client)
+        yield tracker
+        tracker.cleanup()
 
 
 def test_a_tree_restored_into_a_fresh_deployment_reads_back_the_same(
@@ -69,6 +75,7 @@ def test_a_tree_restored_into_a_fresh_deployment_reads_back_the_same(
     answer = ok(restore(there, carol, target, archive))
     assert answer["created"]["records"] == len(tree.records) and answer["created"]["memories"] == 2
     assert answer["present"]["records"] == 0 and answer["withheld"] is True
+    assert answer["vectors"] == "kept"
 
     after = readback(there, carol, tree)
     assert after == before

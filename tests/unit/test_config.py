@@ -26,6 +26,7 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         "UHP_S3_BUCKET",
         "UHP_S3_PREFIX",
         "UHP_S3_PART_BYTES",
+        "UHP_ARCHIVE_KEY",
     ):
         monkeypatch.delenv(name, raising=False)
 
@@ -119,3 +120,12 @@ def test_the_file_store_is_a_directory_unless_told_otherwise(monkeypatch: pytest
 def test_s3_settings_that_cannot_work_are_refused(fields: dict[str, object], says: str) -> None:
     with pytest.raises(ValidationError, match=says):
         Settings(environment="test", **fields)  # type: ignore[arg-type]
+
+
+def test_no_archive_key_is_the_default_and_a_short_one_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings(environment="test").archive_key.get_secret_value() == ""
+    with pytest.raises(ValidationError, match="UHP_ARCHIVE_KEY"):
+        Settings(environment="test", archive_key=SecretStr("k" * 31))
+    monkeypatch.setenv("UHP_ARCHIVE_KEY", LONG_KEY)
+    settings = Settings(environment="test")
+    assert settings.archive_key.get_secret_value() == LONG_KEY and LONG_KEY not in repr(settings)

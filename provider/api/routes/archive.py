@@ -50,7 +50,11 @@ async def restore(
         bool, Query(description="Restore the archive's explicit grants (needs delete).")
     ] = False,
     embed: Annotated[
-        bool, Query(description="Embed every version here, ignoring the vectors the archive carries.")
+        bool,
+        Query(
+            description="Embed every version here, even when the archive is signed with this "
+            "deployment's archive key (one that is not is embedded anyway)."
+        ),
     ] = False,
 ) -> RestoredOut:
     """Writes an archive below the memory (needs create and write); safe to send again."""

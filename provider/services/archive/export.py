@@ -17,6 +17,7 @@ from provider import access, ids
 from provider.blobs import CHUNK_BYTES, BlobStore
 from provider.errors import FileNotFoundInStoreError, MemoryNotFoundError
 from provider.models import ArchiveCounts, Caller
+from provider.services.archive import signature
 from provider.services.archive.format import (
     END_OF_ARCHIVE,
     FORMAT,
@@ -66,6 +67,7 @@ class ExportPlan:
     page: int
     model: str  # the model that made the vectors of `slot`, named beside them in the archive
     slot: str
+    key: bytes | None  # the deployment's archive key, which signs the manifest; None: unsigned
     progress: Progress | None = None
     counts: ArchiveCounts = field(default_factory=ArchiveCounts)
 
@@ -82,6 +84,8 @@ class ExportPlan:
             yield self._member(manifest, name, data, now)
         async for piece in self._files(sorted(file_ids), manifest, now):
             yield piece
+        if self.key is not None:
+            manifest.signature = signature.seal(manifest, self.key)
         yield self._member(Manifest("", 0, ""), MANIFEST_MEMBER, manifest.as_json(), now)
         yield END_OF_ARCHIVE
 
@@ -200,11 +204,13 @@ class ExportService:
         vectors: VectorModels,
         *,
         page: int,
+        key: bytes | None,
     ):
         self.tree = tree
         self.store = store
         self.blobs = blobs
         self.page = page
+        self.key = key
         self.vectors = vectors  # the archive carries the vectors recall reads, and names their model
 
     async def plan(self, caller: Caller, memory_id: str, progress: Progress | None = None) -> ExportPlan:
@@ -224,5 +230,6 @@ class ExportService:
             self.page,
             state.active_model,
             state.active,
+            self.key,
             progress,
         )

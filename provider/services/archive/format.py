@@ -103,13 +103,22 @@ class Manifest:
     withheld: bool = False
     grants_included: bool = False
     members: dict[str, dict[str, Any]] = field(default_factory=dict)
+    signature: str | None = None  # over every other field (signature.py); None: unsigned
 
     def add(self, name: str, data: bytes) -> None:
         """Notes a member whose bytes are all at hand."""
         self.members[name] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
 
-    def as_json(self) -> bytes:
+    def unsigned(self) -> dict[str, Any]:
+        """Every field but the signature, as the archive spells it: what a signature covers."""
         body = {"format": FORMAT, "format_version": FORMAT_VERSION, **asdict(self)}
+        del body["signature"]
+        return body
+
+    def as_json(self) -> bytes:
+        body = self.unsigned()
+        if self.signature is not None:
+            body["signature"] = self.signature
         return json.dumps(body, sort_keys=True, indent=1).encode()
 
 
@@ -127,6 +136,7 @@ def manifest_of(raw: bytes) -> Manifest:
             withheld=bool(body["withheld"]),
             grants_included=bool(body["grants_included"]),
             members=dict(body["members"]),
+            signature=None if body.get("signature") is None else str(body["signature"]),
         )
     except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise invalid("The archive's manifest is unreadable.") from e

@@ -26,6 +26,7 @@ from provider import access, ids
 from provider.blobs import CHUNK_BYTES, BlobStore
 from provider.errors import RestoreClashError
 from provider.models import ArchiveCounts, Caller, RestoreSummary
+from provider.services.archive import signature
 from provider.services.archive.format import (
     FORMAT_MEMBER,
     MANIFEST_MEMBER,
@@ -89,12 +90,14 @@ class RestoreService:
         vectors: VectorModels,
         *,
         batch: int,
+        key: bytes | None,
     ):
         self.tree = tree
         self.store = store
         self.blobs = blobs
         self.vectors = vectors  # an archive's vectors are kept for the live slot of their model
         self.batch = batch
+        self.key = key  # only an archive signed with it keeps its vectors
 
     async def restore(
         self,
@@ -108,8 +111,9 @@ class RestoreService:
     ) -> RestoreSummary:
         """Writes the archive at `path` below `under`; safe to run again, whole or after a crash.
 
-        `embed` ignores the archive's vectors and makes every one here, for an archive not trusted to
-        carry vectors that match its words.
+        The archive's vectors are kept only when it is signed with this deployment's archive key: a
+        vector ranks its record, and an archive is whatever its sender wrote. `embed` makes every
+        vector here even then; nothing the caller sends makes an unsigned archive's vectors kept.
         """
         await self.tree.require(caller, under, "create")
         await self.tree.require(caller, under, "write")
@@ -117,11 +121,12 @@ class RestoreService:
             await self.tree.require(caller, under, "delete")
         manifest = await asyncio.to_thread(verified, path)
         summary = RestoreSummary(memory_id=under, root=manifest.root, withheld=manifest.withheld)
+        summary.embed_reason = "asked" if embed else signature.distrust(manifest, self.key)
         files = _FileGuard(self.tree, self.store, caller)
         writer = RecordWriter(
             self.store,
             self.vectors,
-            not embed,
+            summary.embed_reason is None,
             summary.created,
             summary.present,
             files.refuse_unreadable,
@@ -130,6 +135,8 @@ class RestoreService:
         held = {name.removeprefix("blobs/") for name in manifest.members if name.startswith("blobs/")}
         run = _Run(self, caller, under, summary, writer, files, held, grants, progress)
         await run.write(path)
+        if summary.embed_reason is None and writer.models_differed:
+            summary.embed_reason = "model_differs"
         return summary
 
 

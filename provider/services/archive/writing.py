@@ -1,8 +1,9 @@
 """Records from an archive, a batch at a time: compared with what is there, embedded, written whole.
 
-A version's vector travels with it when a vector slot of this deployment holds the model that made it:
+When the restore trusts the archive (restore.py: signed with this deployment's archive key), a
+version's vector travels with it where a vector slot of this deployment holds the model that made it:
 it is written as it came, and every other live slot's vector (another model, or none carried) is made
-here.
+here. An archive not trusted has every vector made here.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class RecordWriter:
         self.payer = payer  # the restorer: every restored version counts against its quotas
         self.vectors = vectors
         self.keep_carried = keep_carried  # False: every vector is made here
+        self.models_differed = False  # a trusted record's vectors came from no model live here
         self.created = created
         self.present = present
         self.refuse_unreadable_files = refuse_unreadable_files
@@ -65,11 +67,15 @@ class RecordWriter:
     async def _carried(self, entry: dict[str, Any], count: int) -> Carried:
         """The entry's vectors, one per version, when a live slot's model made them; else Nones."""
         carried = entry.get("vectors")
+        if not self.keep_carried:
+            return None, [None] * count
         live = (await self.vectors.state()).models.values()
-        if not self.keep_carried or not isinstance(carried, dict) or carried.get("model") not in live:
+        if not isinstance(carried, dict) or carried.get("model") not in live:
+            self.models_differed = True
             return None, [None] * count
         model, packed = str(carried["model"]), carried.get("float32")
         if not isinstance(packed, list) or len(packed) != count:
+            self.models_differed = True
             return None, [None] * count
         dimension = (await self.vectors.embedder(model)).dimension
         return model, [unpacked(p, dimension) for p in packed]
