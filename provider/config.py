@@ -186,6 +186,19 @@ class Settings(BaseSettings):
     """How close two records' vectors must be to count as the same subject for `UHP_RECALL_NEWER_WINS`;
     calibrated on all-MiniLM-L6-v2 (an update of a fact: 0.5-0.8; unrelated turns of one speaker: below
     0.5)."""
+    recall_rerank: bool = True
+    """A `query`'s first fused candidates are put in order again by a cross-encoder that reads the
+    question and each record together (ms-marco-MiniLM-L-12-v2, docs/MODELS.md), and `why` names
+    `rerank`; a request's `rerank: true|false` overrides it."""
+    recall_rerank_candidates: int = Field(default=20, ge=2, le=100)
+    """How many of the fused candidates the cross-encoder reads; the rest keep their order below them."""
+    recall_rerank_budget_ms: PositiveInt = 1000
+    """The longest a recall waits for the cross-encoder (its turn and its run); past it the fused order
+    stands and `degraded` says `rerank:over_budget`."""
+    recall_rerank_max_tokens: int = Field(default=128, ge=16, le=512)
+    """Tokens of each question-and-record pair the cross-encoder reads; a longer record is cut."""
+    recall_rerank_threads: NonNegativeInt = 0
+    """onnxruntime's threads for the cross-encoder; `0`: one per core."""
     # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact
     # question scans in Cypher); keyed by each memory's records_version, so never stale.
     recall_vector_cache_mb: NonNegativeInt = 256

@@ -41,6 +41,10 @@ EMBEDDING_SECONDS = Histogram(
     "uhp_embedding_seconds", "One call of the embedding model (a batch).", buckets=SECONDS
 )
 EMBEDDED_TEXTS = Counter("uhp_embedded_texts", "Texts embedded.")
+RERANK_SECONDS = Histogram(
+    "uhp_rerank_seconds", "One call of the cross-encoder over a recall's candidates.", buckets=SECONDS
+)
+RERANKED_PAIRS = Counter("uhp_reranked_pairs", "Question-and-record pairs the cross-encoder scored.")
 SANDBOX_SECONDS = Histogram(
     "uhp_query_sandbox_seconds",
     "Named and free queries: `copy` loads a scope into the sandbox, `run` runs the statement there.",

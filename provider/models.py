@@ -212,7 +212,10 @@ class ReadRecord:
 
 @dataclass
 class RecallAnswer:
-    """Results with their memories, the neighbours of the asked memory, and what was not done."""
+    """Results with their memories, the neighbours of the asked memory, and what was not done.
+
+    `explanations` holds one per result, in order, when the recall asked to `explain`; else it is empty.
+    """
 
     results: list[tuple[ReadRecord, dict[str, str], float | None, list[str]]]
     parent: MemoryView | None
@@ -220,6 +223,31 @@ class RecallAnswer:
     degraded: list[str] = field(default_factory=list)
     abstain: bool = False
     strategy: str = ""
+    explanations: list[Explanation] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SignalPart:
+    """What one signal said of a hit: its rank there (1 is first), its own score, what it added."""
+
+    rank: int
+    score: float | None
+    added: float
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a result is where it is: each signal's part, a date lift, its fused place, the cross-encoder.
+
+    `contradicts` names the result it came with when it was brought in as the other side of a
+    disagreement, past the ranking.
+    """
+
+    signals: dict[str, SignalPart]
+    date_lift: float
+    fused_rank: int | None
+    rerank: SignalPart | None = None
+    contradicts: str | None = None
 
 
 @dataclass(frozen=True)
@@ -300,6 +328,8 @@ class RecallAsk:
     include: str = "active"
     depth: int | None = None
     limit: int = 10
+    rerank: bool | None = None  # None: the deployment's default (UHP_RECALL_RERANK)
+    explain: bool = False
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from provider.embeddings import (
 from provider.fairness import FairGate, fair_gates
 from provider.model_files import ModelTokenizer, abstain_threshold
 from provider.models import UsageLimits
+from provider.reranker import CrossEncoder
 from provider.services.archive.export import ExportService
 from provider.services.archive.restore import RestoreService
 from provider.services.lifecycle.consolidation import ConsolidationService
@@ -77,8 +78,12 @@ from provider.store.vector_cache import VectorCache
 from provider.store.vector_state import Neo4jVectorStateStore
 
 
-def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) -> Services:
+def build_services(
+    settings: Settings, store: Neo4jStore, embedder: Embedder, reranker: CrossEncoder | None = None
+) -> Services:
     """Wires every service over one store; pure construction, no I/O.
+
+    Without a `reranker`, one is made from the settings, loaded on the first recall that asks for it.
 
     The larger capabilities (files, recall, lifecycle) are built by the function named after each,
     from the collaborators it uses.
@@ -108,7 +113,7 @@ def build_services(settings: Settings, store: Neo4jStore, embedder: Embedder) ->
     records = RecordService(tree, record_store, vectors, files, references)
     life = _lifecycle(settings, store, tree, records, record_store, references, vectors, runs_store, gates)
     idempotency_service = IdempotencyService(Neo4jIdempotencyStore(store), lease_ms=settings.lease_ms)
-    recall, graph = _recall(settings, store, tree, records, references, vectors)
+    recall, graph = _recall(settings, store, tree, records, references, vectors, reranker)
     return Services(
         settings=settings,
         store=store,
@@ -169,6 +174,15 @@ def _archive(
     }
 
 
+def cross_encoder(settings: Settings) -> CrossEncoder:
+    """The recall's cross-encoder, not yet loaded (docs/MODELS.md "Reranker")."""
+    return CrossEncoder(
+        models=settings.cache_dir / "models",
+        max_tokens=settings.recall_rerank_max_tokens,
+        threads=settings.recall_rerank_threads,
+    )
+
+
 def usage_limits(settings: Settings) -> UsageLimits:
     """The quotas on what a member keeps and a root memory's tree holds (docs/OPERATIONS.md "Quotas")."""
     return UsageLimits(
@@ -196,6 +210,7 @@ def _recall(
     records: RecordService,
     references: ReferenceResolver,
     vectors: VectorModels,
+    reranker: CrossEncoder | None,
 ) -> tuple[RecallService, GraphService]:
     cache_bytes = settings.recall_vector_cache_mb * 2**20
     recall_store = Neo4jRecallStore(
@@ -218,6 +233,12 @@ def _recall(
         date_boost=settings.recall_date_boost,
         newer_wins=settings.recall_newer_wins,
         same_subject_cosine=settings.recall_same_subject_cosine,
+        reranker=reranker or cross_encoder(settings),
+        rerank=settings.recall_rerank,
+        rerank_candidates=settings.recall_rerank_candidates,
+        rerank_budget_ms=settings.recall_rerank_budget_ms,
+        # About 4 characters a token: enough words to fill the pair, never a whole 200,000-character record.
+        rerank_chars=settings.recall_rerank_max_tokens * 8,
     )
     graph = GraphService(
         tree, Neo4jGraphStore(store), recall_store, records, references, subtree_cap=settings.subtree_cap
@@ -303,8 +324,11 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
         model = embedder or configured_embedder(settings)
         if isinstance(model, SentenceTransformerEmbedder | OnnxEmbedder):
             await asyncio.to_thread(model.load)
+        reranker = cross_encoder(settings)
+        if settings.recall_rerank:
+            await asyncio.to_thread(reranker.load)
         store = Neo4jStore.from_settings(settings)
-        services = build_services(settings, store, model)
+        services = build_services(settings, store, model, reranker)
         app.state.services = services
         sweeping: asyncio.Task[None] | None = None
         try:

@@ -131,6 +131,16 @@ class RecallRequest(RequestBody):
         None, ge=0, description="Levels below to search: 0 is this memory alone; left out, the whole subtree."
     )
     limit: int = Field(10, ge=1, le=100, description="Most results.")
+    rerank: bool | None = Field(
+        None,
+        description="An extension: put the first candidates of a `query` in order again with the "
+        "cross-encoder (true) or not (false); left out, the deployment's default (UHP_RECALL_RERANK).",
+    )
+    explain: bool = Field(
+        False,
+        description="An extension: each result also carries `explain`, its score and rank by signal "
+        "(meaning, words, fields, date lift, rerank).",
+    )
 
     @model_validator(mode="after")
     def _asks_something(self) -> RecallRequest:
@@ -153,6 +163,8 @@ class RecallRequest(RequestBody):
             include=self.include,
             depth=self.depth,
             limit=self.limit,
+            rerank=self.rerank,
+            explain=self.explain,
         )
 
 

@@ -232,6 +232,13 @@ class Neo4jRecallStore:
         rows = await self.store.read("recall_times", ids=record_ids)
         return {str(r["id"]): int(r["at"]) for r in rows if r["at"] is not None}
 
+    async def rerank_texts(
+        self, record_ids: list[str], chars: int, now_ms: int
+    ) -> dict[str, tuple[str, bool]]:
+        """Each record's title and first `chars` of words, and whether its valid time has ended."""
+        rows = await self.store.read("recall_rerank_texts", ids=record_ids, chars=chars, now=now_ms)
+        return {str(r["id"]): (str(r["words"]), bool(r["ended"])) for r in rows}
+
     async def subjects(self, record_ids: list[str], slot: str = "embedding") -> dict[str, Subject]:
         """Type, speaker, time and vector (in `slot`) of each record that has a time and a vector."""
         rows = await self.store.read("recall_subjects", ids=record_ids, slot=slot)

@@ -147,14 +147,18 @@ def test_query_finds_a_paraphrase(client: TestClient, facts: Facts) -> None:
         query="Which month does the freight carrier extend its agreement?",
     )
     assert labels(facts, answer)[0] == "quillon"
-    # A query searches its meaning and its own words: `why` names which of them found each hit.
-    assert all(result["why"] in (["query"], ["query", "query_words"]) for result in answer["results"])
+    # A query searches its meaning and its own words: `why` names which of them found each hit, and
+    # `rerank` when the cross-encoder put it in its place.
+    assert all(
+        result["why"] in (["query", "rerank"], ["query", "query_words", "rerank"])
+        for result in answer["results"]
+    )
     assert answer["abstain"] is False and answer["degraded"] == []
 
 
 def test_a_query_also_searches_its_words_and_says_so(client: TestClient, facts: Facts) -> None:
     answer = recall(client, facts.owner, facts.memory["id"], query="Is Portuguese spoken on the helpline?")
-    assert result_for(answer, facts.ids["support"])["why"] == ["query", "query_words"]
+    assert result_for(answer, facts.ids["support"])["why"] == ["query", "query_words", "rerank"]
     assert labels(facts, answer)[0] == "support"
 
 
@@ -187,8 +191,8 @@ def test_fused_signals_give_one_ranking_with_their_reasons(client: TestClient, f
     assert len(ids) == len(set(ids)), "one ranking: each record once"
     scores = [result["score"] for result in answer["results"]]
     assert scores == sorted(scores, reverse=True)
-    assert result_for(answer, facts.ids["quillon"])["why"] == ["query"]
-    assert result_for(answer, facts.ids["support"])["why"] == ["query", "text"]
+    assert result_for(answer, facts.ids["quillon"])["why"] == ["query", "rerank"]
+    assert result_for(answer, facts.ids["support"])["why"] == ["query", "text", "rerank"]
     assert labels(facts, answer)[0] in ("quillon", "support")
 
 
@@ -203,7 +207,7 @@ def test_all_three_signals_fuse_and_filters_confine(client: TestClient, facts: F
     )
     assert labels(facts, answer)[0] == "ines"
     assert sorted(labels(facts, answer)) == ["harlow", "ines"]
-    assert all(result["why"] == ["query", "text", "filters"] for result in answer["results"])
+    assert all(result["why"] == ["query", "text", "rerank", "filters"] for result in answer["results"])
 
 
 def test_types_restricts_every_signal(client: TestClient, mem: Memories, alice: Member) -> None:

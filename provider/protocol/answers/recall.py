@@ -6,7 +6,7 @@ from typing import Literal, Self
 
 from pydantic import MISSING, Field
 
-from provider.models import GraphAnswer, MemoryView, RecallAnswer, ordered_privileges
+from provider.models import Explanation, GraphAnswer, MemoryView, RecallAnswer, SignalPart, ordered_privileges
 from provider.protocol.answers.records import RecordOut
 from provider.protocol.answers.shapes import Answer, Count, Privilege
 
@@ -40,6 +40,48 @@ class PlaceOut(Answer):
     name: str | MISSING | None = MISSING
 
 
+class SignalOut(Answer):
+    """One signal's part in a hit's place."""
+
+    rank: int = Field(description="Its place in this signal's own list (1 is first).")
+    score: float | None = Field(description="This signal's own score: cosine, BM25 or the cross-encoder's.")
+    added: float | MISSING = Field(MISSING, description="What it added to the fused score.")
+
+    @classmethod
+    def from_domain(cls, part: SignalPart, *, added: bool = True) -> SignalOut:
+        score = round(part.score, 6) if part.score is not None else None
+        extra = {"added": round(part.added, 6)} if added else {}
+        return cls(rank=part.rank, score=score, **extra)
+
+
+class ExplainOut(Answer):
+    """Why a hit is where it is (asked with `explain: true`): an extension to `MemoryRecall`."""
+
+    signals: dict[str, SignalOut] = Field(description="Each signal that found it: `query`, `text`, ...")
+    date_lift: float = Field(description="Added because its time falls in a period the question names.")
+    fused_rank: int | None = Field(
+        description="Its place with meaning, words and fields fused, before a date lift and the rerank."
+    )
+    rerank: SignalOut | MISSING = Field(MISSING, description="The cross-encoder's rank and score.")
+    contradicts: str | MISSING = Field(
+        MISSING, description="The result it disagrees with, when it came along past the limit."
+    )
+
+    @classmethod
+    def from_domain(cls, explanation: Explanation) -> ExplainOut:
+        extra: dict[str, object] = {}
+        if explanation.rerank is not None:
+            extra["rerank"] = SignalOut.from_domain(explanation.rerank, added=False)
+        if explanation.contradicts is not None:
+            extra["contradicts"] = explanation.contradicts
+        return cls(
+            signals={name: SignalOut.from_domain(part) for name, part in explanation.signals.items()},
+            date_lift=explanation.date_lift,
+            fused_rank=explanation.fused_rank,
+            **extra,
+        )
+
+
 class RecallResultOut(Answer):
     """One hit."""
 
@@ -47,6 +89,7 @@ class RecallResultOut(Answer):
     memory: PlaceOut
     score: float | None
     why: list[str] = Field(description="The signals that found it.")
+    explain: ExplainOut | MISSING = Field(MISSING, description="With `explain: true`: why it is here.")
 
 
 class RecallOut(Answer):
@@ -62,12 +105,17 @@ class RecallOut(Answer):
     @classmethod
     def from_domain(cls, answer: RecallAnswer) -> Self:
         parent = {"parent": NeighbourOut.from_domain(answer.parent)} if answer.parent is not None else {}
+        explained: list[Explanation | None] = [*answer.explanations] or [None] * len(answer.results)
         return cls(
             results=[
                 RecallResultOut(
-                    record=RecordOut.from_domain(read), memory=PlaceOut(**memory), score=score, why=why
+                    record=RecordOut.from_domain(read),
+                    memory=PlaceOut(**memory),
+                    score=score,
+                    why=why,
+                    **({"explain": ExplainOut.from_domain(explanation)} if explanation is not None else {}),
                 )
-                for read, memory, score, why in answer.results
+                for (read, memory, score, why), explanation in zip(answer.results, explained, strict=True)
             ],
             children=[NeighbourOut.from_domain(c) for c in answer.children],
             degraded=list(answer.degraded),

@@ -4,18 +4,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from provider.models import SignalPart
+
 RRF_K = 60
 
 
 @dataclass
 class Fused:
-    """One record's place in the fused ranking."""
+    """One record's place in the fused ranking, and what put it there (for `explain`)."""
 
     record_id: str
     memory_id: str
     score: float = 0.0
     why: list[str] = field(default_factory=list)
     similarity: float | None = None
+    parts: dict[str, SignalPart] = field(default_factory=dict)
+    lift: float = 0.0  # added for a date the question names
+    fused_rank: int = 0  # its place before the cross-encoder (1-based; 0 until ranked)
+    rerank: SignalPart | None = None  # its rank and logit from the cross-encoder
+
+
+def in_order(hits: list[Fused]) -> list[Fused]:
+    """Best first, ties by record id (a stable order whatever the database holds), places numbered."""
+    ordered = sorted(hits, key=lambda h: (-h.score, h.record_id))
+    for place, hit in enumerate(ordered, start=1):
+        hit.fused_rank = place
+    return ordered
 
 
 def fuse(rankings: dict[str, list[tuple[str, str, float | None]]]) -> list[Fused]:
@@ -24,11 +38,13 @@ def fuse(rankings: dict[str, list[tuple[str, str, float | None]]]) -> list[Fused
     for signal, ranking in rankings.items():
         for rank, (record_id, memory_id, raw) in enumerate(ranking, start=1):
             hit = fused.setdefault(record_id, Fused(record_id=record_id, memory_id=memory_id))
-            hit.score += 1.0 / (RRF_K + rank)
+            added = 1.0 / (RRF_K + rank)
+            hit.score += added
             hit.why.append(signal)
+            hit.parts[signal] = SignalPart(rank=rank, score=raw, added=added)
             if signal == "query" and raw is not None:
                 hit.similarity = raw
-    return sorted(fused.values(), key=lambda h: (-h.score, h.record_id))
+    return in_order(list(fused.values()))
 
 
 MEANING = "query"
@@ -57,10 +73,12 @@ def fuse_scores(rankings: dict[str, list[tuple[str, str, float | None]]], words_
     for signal, ranking in rankings.items():
         weight = 1.0 - words_weight if signal == MEANING else words_weight
         scaled = _scaled(ranking)
-        for record_id, memory_id, raw in ranking:
+        for rank, (record_id, memory_id, raw) in enumerate(ranking, start=1):
             hit = fused.setdefault(record_id, Fused(record_id=record_id, memory_id=memory_id))
-            hit.score += weight * scaled[record_id]
+            added = weight * scaled[record_id]
+            hit.score += added
             hit.why.append(signal)
+            hit.parts[signal] = SignalPart(rank=rank, score=raw, added=added)
             if signal == MEANING and raw is not None:
                 hit.similarity = raw
-    return sorted(fused.values(), key=lambda h: (-h.score, h.record_id))
+    return in_order(list(fused.values()))

@@ -7,11 +7,20 @@ from collections.abc import Callable
 from typing import Any
 
 from provider import access, ids
-from provider.models import Caller, MemoryView, ReadRecord, RecallAnswer, RecallAsk, RecordVersion
+from provider.models import (
+    Caller,
+    Explanation,
+    MemoryView,
+    ReadRecord,
+    RecallAnswer,
+    RecallAsk,
+    RecordVersion,
+)
 from provider.services.recall.dates import named_period
 from provider.services.recall.filters import compile_filters
 from provider.services.recall.fusion import Fused, fuse, fuse_scores
 from provider.services.recall.recency import newer_first
+from provider.services.recall.rerank import Reranker, reorder
 from provider.services.recall.words import query_words
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
@@ -45,6 +54,11 @@ class RecallService:
         date_boost: float = 0.0,
         newer_wins: bool = False,
         same_subject_cosine: float = 0.55,
+        reranker: Reranker | None = None,
+        rerank: bool = False,
+        rerank_candidates: int = 20,
+        rerank_budget_ms: int = 1000,
+        rerank_chars: int = 1024,
     ):
         self.tree = tree
         self.store = recall
@@ -61,6 +75,11 @@ class RecallService:
         self.date_boost = date_boost
         self.newer_wins = newer_wins
         self.same_subject_cosine = same_subject_cosine
+        self.reranker = reranker
+        self.rerank = rerank
+        self.rerank_candidates = rerank_candidates
+        self.rerank_budget_s = rerank_budget_ms / 1000
+        self.rerank_chars = rerank_chars
 
     def capabilities(self) -> dict[str, Any]:
         """Every signal is served; abstain is a calibrated judgement."""
@@ -70,6 +89,8 @@ class RecallService:
                 "abstain": True,
                 "fusion": "rrf" if self.words_weight is None else "scores",
                 "subtree_cap": self.subtree_cap,
+                "rerank": {"available": self.reranker is not None, "default": self._rerank_default},
+                "explain": True,
             }
         }
 
@@ -123,6 +144,7 @@ class RecallService:
             views.update({v.node.id: v for v in await self.tree.views(caller, deeper)})
         results = await self._hydrate(caller, ranked, instant, views, frozenset(reach.readable_scope()))
         parent, children = self._neighbours(parent_id, children_ids, views)
+        found = {read.version.record_id for read, _, _, _ in results}
         return RecallAnswer(
             results=results,
             parent=parent,
@@ -130,6 +152,18 @@ class RecallService:
             degraded=degraded,
             abstain=self._abstain(request, results, best, await self._threshold(embedding)),
             strategy=strategy,
+            explanations=[self._explained(h) for h in ranked if h.record_id in found]
+            if request.explain
+            else [],
+        )
+
+    @staticmethod
+    def _explained(hit: Fused) -> Explanation:
+        return Explanation(
+            signals=dict(hit.parts),
+            date_lift=round(hit.lift, 6),
+            fused_rank=hit.fused_rank or None,
+            rerank=hit.rerank,
         )
 
     async def _ranked(
@@ -146,11 +180,16 @@ class RecallService:
         if instant is not None or request.include == "all":
             fused, best, strategy, cut = await self._history(request, scope, dnf, instant, embedding)
             return fused, best, strategy, instant, cut
-        return (*await self._current(request, scope, dnf, embedding, size), instant, [])
+        fused, best, strategy, cut = await self._current(request, scope, dnf, embedding, size)
+        return fused, best, strategy, instant, cut
+
+    @property
+    def _rerank_default(self) -> bool:
+        return self.rerank and self.reranker is not None
 
     async def _current(
         self, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None, size: ScopeSize
-    ) -> tuple[list[Fused], float | None, str]:
+    ) -> tuple[list[Fused], float | None, str, list[str]]:
         k = max(request.limit * 2, self.candidates)
         rankings: dict[str, list[tuple[str, str, float | None]]] = {}
         strategy = "fields"
@@ -170,6 +209,11 @@ class RecallService:
         if not rankings:
             rankings["filters"], strategy = await self.store.fields(scope, dnf, k, size)
         fused = self._fuse(rankings)
+        cut: list[str] = []
+        wants = request.rerank if request.rerank is not None else self.rerank
+        if request.query and wants:
+            fused, cut = await self._reranked(request.query[: self.query_scan_chars], fused)
+        # After the cross-encoder, which reads words, not dates: a named period still lifts its records.
         if self.date_boost and request.query:
             fused = await self._dated(fused, named_period(request.query[: self.query_scan_chars]))
         if self.newer_wins:
@@ -178,7 +222,23 @@ class RecallService:
             for hit in fused:
                 hit.why = [*hit.why, "filters"] if "filters" not in hit.why else hit.why
         best = max((h.similarity for h in fused if h.similarity is not None), default=None)
-        return fused, best, strategy
+        return fused, best, strategy, cut
+
+    async def _reranked(self, question: str, fused: list[Fused]) -> tuple[list[Fused], list[str]]:
+        """The cross-encoder's order for the first `rerank_candidates`; the fused order when it is late."""
+        if self.reranker is None:
+            return fused, ["rerank:unavailable"]
+        head, rest = fused[: self.rerank_candidates], fused[self.rerank_candidates :]
+        if len(head) < 2:
+            return fused, []
+        texts = await self.store.rerank_texts([h.record_id for h in head], self.rerank_chars, ids.now_ms())
+        head = [h for h in head if h.record_id in texts]
+        scores = await self.reranker.score(
+            question, [texts[h.record_id][0] for h in head], self.rerank_budget_s
+        )
+        if scores is None:
+            return fused, ["rerank:over_budget"]
+        return reorder(head, scores, [texts[h.record_id][1] for h in head]) + rest, []
 
     async def _dated(self, fused: list[Fused], period: tuple[int, int] | None) -> list[Fused]:
         """Lifts the hits whose time falls in the period the question names, by a share of the best score.
@@ -193,6 +253,7 @@ class RecallService:
             at = times.get(hit.record_id)
             if at is not None and period[0] <= at < period[1]:
                 hit.score += lift
+                hit.lift = lift
                 hit.why = [*hit.why, "time"]
         return sorted(fused, key=lambda h: (-h.score, h.record_id))
 
