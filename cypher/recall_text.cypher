@@ -1,20 +1,26 @@
-// Words, through the full-text index over title, text parts and file parts' words. The Lucene
-// query is built from escaped user words and, when the scope is small enough, carries the scope
-// as a clause on search_memory; the WHERE below holds the scope either way. Filters apply after
-// the index's top $fetch, so the service raises $fetch while `seen` shows the index had more.
-// One row always, even when nothing passes: `seen` must be known then too, or a search whose
-// words match nothing would raise $fetch to its cap, a round trip each time.
-// Parameters: $lucene (string), $scope, $dnf, $fetch (int), $k (int).
-// Columns: seen (int: how many the index returned before filtering), found (list of at most $k
-//   maps: id, memory_id, score; best first, ties by id).
+// Words, through the full-text index over title, text parts and file parts' words, counted inside the
+// caller's scope only: recall scores them itself (BM25 over the scope, services/recall/words.py), so
+// what other members hold never changes a ranking. One Lucene query per word (escaped user words,
+// with the scope as a clause on search_memory when the scope is small enough); the WHERE holds the
+// scope either way. Each word brings at most $fetch records; `seen` says when a word had more.
+// Parameters: $lucenes (list of strings, one per word), $scope, $dnf, $fetch (int).
+// Columns: holding (list of int: per word, the records in scope holding it), seen (list of int: per
+//   word, what the index returned before the scope was applied), found (list of maps: id, memory_id,
+//   length (characters of title and words), words (indexes into $lucenes); the records holding any
+//   word that pass the filters, by id).
 // Scope: only records whose memory_id is in $scope.
-CALL db.index.fulltext.queryNodes('record_words', $lucene, {limit: $fetch}) YIELD node AS r, score
-WITH collect({r: r, score: score}) AS hits
-CALL (hits) {
-  UNWIND hits AS hit
-  WITH hit.r AS r, hit.score AS score
-  WHERE r.memory_id IN $scope
-    AND any(conj IN $dnf WHERE all(p IN conj WHERE
+UNWIND range(0, size($lucenes) - 1) AS word
+CALL (word) {
+  CALL db.index.fulltext.queryNodes('record_words', $lucenes[word], {limit: $fetch}) YIELD node
+  WITH collect(node) AS returned
+  RETURN size(returned) AS seen, [r IN returned WHERE r.memory_id IN $scope] AS holders
+}
+WITH collect({word: word, seen: seen, holders: holders}) AS words
+CALL (words) {
+  UNWIND words AS w
+  UNWIND w.holders AS r
+  WITH r, collect(w.word) AS held
+  WHERE any(conj IN $dnf WHERE all(p IN conj WHERE
       CASE p.op
         WHEN 'eq' THEN r[p.key] = p.value
         WHEN 'ne' THEN r[p.key] IS NULL OR r[p.key] <> p.value
@@ -26,9 +32,12 @@ CALL (hits) {
         WHEN 'exists' THEN (r[p.key] IS NOT NULL) = p.value
         ELSE false
       END))
-  WITH r, score
-  ORDER BY score DESC, r.id
-  LIMIT $k
-  RETURN collect({id: r.id, memory_id: r.memory_id, score: score}) AS found
+  WITH r, held ORDER BY r.id
+  RETURN collect({
+    id: r.id,
+    memory_id: r.memory_id,
+    length: size(coalesce(r.search_title, '')) + size(coalesce(r.search_text, '')),
+    words: held
+  }) AS found
 }
-RETURN size(hits) AS seen, found
+RETURN [w IN words | size(w.holders)] AS holding, [w IN words | w.seen] AS seen, found

@@ -4,9 +4,9 @@ Off unless the standard `OTEL_*` variables ask for an exporter (`configure`; doc
 "Traces"). While off, every span below is one shared no-op context: no tracer, nothing built.
 
 Attributes are bounded as metric labels are: route templates, statement names from the Cypher
-catalogue, tool names from the catalogue, counts, ids the provider made. Never a record's content,
-a query's parameters or text, a key or a header. A failure is recorded by its type only: a driver's
-message may quote a value.
+catalogue, tool names from the catalogue, counts, ranks, ids the provider made. Never a record's
+content, a query's parameters or text, a key or a header. A failure is recorded by its type only: a
+driver's message may quote a value.
 
 The tracer provider is this module's own, never the global one: libraries that trace through the
 global provider (the MCP SDK, FastAPI's native telemetry) stay silent, so only spans named here leave.
@@ -15,9 +15,10 @@ global provider (the MCP SDK, FastAPI's native telemetry) stay silent, so only s
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from opentelemetry import context, trace
 from opentelemetry.trace import Link, Span, SpanKind, StatusCode, Tracer
@@ -129,6 +130,66 @@ def embedding(model: str, texts: int) -> AbstractContextManager[Span]:
         "uhp.embedding.texts": texts,
     }
     return span(f"embeddings {model}", attributes)
+
+
+class Ranked(Protocol):
+    """A signal's word on a recall hit: its place in that signal's own list, 1 first."""
+
+    @property
+    def rank(self) -> int: ...
+
+
+class Explained(Protocol):
+    """Why a recall result is where it is (`provider.models.Explanation` is one)."""
+
+    @property
+    def signals(self) -> Mapping[str, Ranked]: ...
+
+    @property
+    def fused_rank(self) -> int | None: ...
+
+    @property
+    def rerank(self) -> Ranked | None: ...
+
+
+_SIGNAL = re.compile(r"[a-z][a-z_]{0,31}")
+
+
+def recall_reranked(pairs: int) -> None:
+    """On the current span (the recall's request or tool span): the cross-encoder scored `pairs` pairs."""
+    if _tracer is not None:
+        trace.get_current_span().set_attributes(
+            {"uhp.recall.reranked": True, "uhp.recall.rerank_pairs": pairs}
+        )
+
+
+def recall_ranks(results: Iterable[Explained], *, explained: bool) -> None:
+    """On the current span: whether the cross-encoder ordered the results, and each one's rank by signal.
+
+    `uhp.recall.results` and `uhp.recall.reranked` always; when reranked or `explained`, also
+    `uhp.recall.rank.<signal>` for each signal (`query`, `text`, `filters`, ...), `.fused` and
+    `.rerank`: integer arrays aligned with the results, 0 where that signal did not place it. Numbers
+    only: never a record's words, an id or the question. `results` is read only while recording.
+    """
+    current = trace.get_current_span()
+    if _tracer is None or not current.is_recording():
+        return
+    placed = list(results)
+    reranked = any(result.rerank is not None for result in placed)
+    current.set_attributes({"uhp.recall.results": len(placed), "uhp.recall.reranked": reranked})
+    if not (reranked or explained):
+        return
+    names = sorted({name for result in placed for name in result.signals if _SIGNAL.fullmatch(name)})
+    ranks: dict[str, AttributeValue] = {
+        f"uhp.recall.rank.{name}": [_rank(result.signals.get(name)) for result in placed] for name in names
+    }
+    ranks["uhp.recall.rank.fused"] = [result.fused_rank or 0 for result in placed]
+    ranks["uhp.recall.rank.rerank"] = [_rank(result.rerank) for result in placed]
+    current.set_attributes(ranks)
+
+
+def _rank(part: Ranked | None) -> int:
+    return part.rank if part is not None else 0
 
 
 def configure(environ: Mapping[str, str] = os.environ) -> bool:

@@ -233,6 +233,7 @@ def _recall(
         date_boost=settings.recall_date_boost,
         newer_wins=settings.recall_newer_wins,
         same_subject_cosine=settings.recall_same_subject_cosine,
+        words_candidates=settings.recall_words_candidates,
         reranker=reranker or cross_encoder(settings),
         rerank=settings.recall_rerank,
         rerank_candidates=settings.recall_rerank_candidates,

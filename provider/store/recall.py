@@ -56,6 +56,25 @@ def lucene_query(terms: list[str], scope: list[str]) -> str:
 
 
 @dataclass(frozen=True)
+class WordHolder:
+    """A record in scope holding some of a search's words: which (their indexes), and its length."""
+
+    record_id: str
+    memory_id: str
+    length: int  # characters of its title and words
+    words: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class WordMatches:
+    """A full-text search counted in the scope: per word how many records hold it, and the holders."""
+
+    holding: list[int]
+    found: list[WordHolder]
+    capped: bool  # a word had more holders than its share of the fetch: its count is a floor
+
+
+@dataclass(frozen=True)
 class ScopeSize:
     """Records in the scope (an upper bound), in the store, and each memory's records_version."""
 
@@ -154,24 +173,33 @@ class Neo4jRecallStore:
         )
         return [(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows]
 
-    async def text(self, scope: list[str], text: str, dnf: Any, k: int) -> list[Hit]:
-        """Full-text hits in scope; words that are all punctuation find nothing rather than fail."""
-        terms = lucene_terms(text)
+    async def words(self, scope: list[str], text: str, dnf: Any, fetch: int) -> WordMatches:
+        """For each of the words, the records in scope holding it; the holders passing the filters.
+
+        Raw counts only: recall scores them over the scope (no index-wide statistic reaches a ranking).
+        `fetch` is shared among the words; a word with more holders than its share is `capped`. Words
+        that are all punctuation find nothing rather than fail.
+        """
+        terms = list(dict.fromkeys(term.lower() for term in lucene_terms(text)))
         if not terms:
-            return []
-        lucene = lucene_query(terms, scope)
-        # Filters (and a scope too large for the Lucene clause) apply after the index's top $fetch:
-        # over-fetch until k pass or the index has nothing more, so a filter never starves words.
-        filtered_after = dnf != [[]] or len(scope) > SCOPE_CLAUSE_MAX
-        fetch = k if len(scope) <= SCOPE_CLAUSE_MAX else min(INDEX_FETCH_MAX, k * 20)
-        while True:
-            row = (
-                await self.store.read("recall_text", lucene=lucene, scope=scope, dnf=dnf, fetch=fetch, k=k)
-            )[0]
-            found = row["found"]
-            if not filtered_after or len(found) >= k or row["seen"] < fetch or fetch >= INDEX_FETCH_MAX:
-                return [(hit["id"], hit["memory_id"], hit["score"]) for hit in found]
-            fetch = min(INDEX_FETCH_MAX, fetch * FETCH_GROWTH)
+            return WordMatches(holding=[], found=[], capped=False)
+        share = max(1, fetch // len(terms))
+        lucenes = [lucene_query([term], scope) for term in terms]
+        row = (await self.store.read("recall_text", lucenes=lucenes, scope=scope, dnf=dnf, fetch=share))[0]
+        found = [
+            WordHolder(
+                record_id=str(hit["id"]),
+                memory_id=str(hit["memory_id"]),
+                length=int(hit["length"]),
+                words=tuple(sorted(int(w) for w in hit["words"])),
+            )
+            for hit in row["found"]
+        ]
+        return WordMatches(
+            holding=[int(n) for n in row["holding"]],
+            found=found,
+            capped=any(int(seen) >= share for seen in row["seen"]),
+        )
 
     async def fields(
         self, scope: list[str], dnf: Any, k: int, size: ScopeSize | None = None

@@ -21,7 +21,7 @@ from provider.services.recall.filters import compile_filters
 from provider.services.recall.fusion import Fused, fuse, fuse_scores
 from provider.services.recall.recency import newer_first
 from provider.services.recall.rerank import Reranker, reorder
-from provider.services.recall.words import query_words
+from provider.services.recall.words import query_words, scoped_bm25
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
@@ -54,6 +54,7 @@ class RecallService:
         date_boost: float = 0.0,
         newer_wins: bool = False,
         same_subject_cosine: float = 0.55,
+        words_candidates: int = 10_000,
         reranker: Reranker | None = None,
         rerank: bool = False,
         rerank_candidates: int = 20,
@@ -75,6 +76,7 @@ class RecallService:
         self.date_boost = date_boost
         self.newer_wins = newer_wins
         self.same_subject_cosine = same_subject_cosine
+        self.words_candidates = words_candidates
         self.reranker = reranker
         self.rerank = rerank
         self.rerank_candidates = rerank_candidates
@@ -190,29 +192,12 @@ class RecallService:
     async def _current(
         self, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None, size: ScopeSize
     ) -> tuple[list[Fused], float | None, str, list[str]]:
-        k = max(request.limit * 2, self.candidates)
-        rankings: dict[str, list[tuple[str, str, float | None]]] = {}
-        strategy = "fields"
-        words, words_signal = self._words(request)
-        # The signals are independent: the model embeds the question while Neo4j searches the words,
-        # so a fused question costs about its slowest signal, not their sum.
-        text_search = asyncio.create_task(self.store.text(scope, words, dnf, k)) if words else None
-        try:
-            if embedding is not None:
-                slot, embedded = await embedding
-                rankings["query"], strategy = await self.store.vector(scope, embedded[0], dnf, k, size, slot)
-            if text_search is not None:
-                rankings[words_signal] = await text_search
-        finally:
-            if text_search is not None and not text_search.done():
-                text_search.cancel()
-        if not rankings:
-            rankings["filters"], strategy = await self.store.fields(scope, dnf, k, size)
+        rankings, strategy, cut = await self._signals(request, scope, dnf, embedding, size)
         fused = self._fuse(rankings)
-        cut: list[str] = []
         wants = request.rerank if request.rerank is not None else self.rerank
         if request.query and wants:
-            fused, cut = await self._reranked(request.query[: self.query_scan_chars], fused)
+            fused, late = await self._reranked(request.query[: self.query_scan_chars], fused)
+            cut += late
         # After the cross-encoder, which reads words, not dates: a named period still lifts its records.
         if self.date_boost and request.query:
             fused = await self._dated(fused, named_period(request.query[: self.query_scan_chars]))
@@ -223,6 +208,36 @@ class RecallService:
                 hit.why = [*hit.why, "filters"] if "filters" not in hit.why else hit.why
         best = max((h.similarity for h in fused if h.similarity is not None), default=None)
         return fused, best, strategy, cut
+
+    async def _signals(
+        self, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None, size: ScopeSize
+    ) -> tuple[dict[str, list[tuple[str, str, float | None]]], str, list[str]]:
+        """Each signal's ranking of the scope, how meaning was searched, and what was cut."""
+        k = max(request.limit * 2, self.candidates)
+        rankings: dict[str, list[tuple[str, str, float | None]]] = {}
+        strategy = "fields"
+        words, words_signal = self._words(request)
+        # The signals are independent: the model embeds the question while Neo4j searches the words,
+        # so a fused question costs about its slowest signal, not their sum.
+        text_search = (
+            asyncio.create_task(self.store.words(scope, words, dnf, self.words_candidates)) if words else None
+        )
+        cut: list[str] = []
+        try:
+            if embedding is not None:
+                slot, embedded = await embedding
+                rankings["query"], strategy = await self.store.vector(scope, embedded[0], dnf, k, size, slot)
+            if text_search is not None:
+                matches = await text_search
+                rankings[words_signal] = scoped_bm25(matches, size.in_scope, k)
+                if matches.capped:
+                    cut.append(f"text:statistics_capped_at_{self.words_candidates}")
+        finally:
+            if text_search is not None and not text_search.done():
+                text_search.cancel()
+        if not rankings:
+            rankings["filters"], strategy = await self.store.fields(scope, dnf, k, size)
+        return rankings, strategy, cut
 
     async def _reranked(self, question: str, fused: list[Fused]) -> tuple[list[Fused], list[str]]:
         """The cross-encoder's order for the first `rerank_candidates`; the fused order when it is late."""
