@@ -260,6 +260,11 @@ class Neo4jRecallStore:
         rows = await self.store.read("recall_times", ids=record_ids)
         return {str(r["id"]): int(r["at"]) for r in rows if r["at"] is not None}
 
+    async def contradictions(self, record_ids: list[str]) -> list[tuple[str, str, str]]:
+        """(result, other side, its memory) for each active record a result disagrees with, either way."""
+        rows = await self.store.read("recall_contradictions", ids=record_ids)
+        return [(str(r["of"]), str(r["id"]), str(r["memory_id"])) for r in rows]
+
     async def rerank_texts(
         self, record_ids: list[str], chars: int, now_ms: int
     ) -> dict[str, tuple[str, bool]]:

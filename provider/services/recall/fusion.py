@@ -22,6 +22,7 @@ class Fused:
     lift: float = 0.0  # added for a date the question names
     fused_rank: int = 0  # its place before the cross-encoder (1-based; 0 until ranked)
     rerank: SignalPart | None = None  # its rank and logit from the cross-encoder
+    other_side_of: str | None = None  # brought in past the limit as the other side of this result
 
 
 def in_order(hits: list[Fused]) -> list[Fused]:

@@ -141,6 +141,8 @@ class RecallService:
         degraded += cut
         views = {v.node.id: v for v in early_views}
         ranked = ranked[: request.limit]
+        if instant is None and request.include != "all":
+            ranked += await self._other_sides(caller, ranked, frozenset(reach.readable_scope()))
         deeper = sorted({h.memory_id for h in ranked} - views.keys())
         if deeper:
             views.update({v.node.id: v for v in await self.tree.views(caller, deeper)})
@@ -166,7 +168,38 @@ class RecallService:
             date_lift=round(hit.lift, 6),
             fused_rank=hit.fused_rank or None,
             rerank=hit.rerank,
+            contradicts=hit.other_side_of,
         )
+
+    async def _other_sides(
+        self, caller: Caller, ranked: list[Fused], readable: frozenset[str]
+    ) -> list[Fused]:
+        """Each disagreement comes whole: the other side of a `contradicts` reference comes too.
+
+        The readable records a result contradicts (or that contradict it) come after the results, past
+        `limit`, at most `limit` of them; `why` names `contradicts` on both sides. A side the caller
+        may not read stays out, and nothing says it exists.
+        """
+        if not ranked:
+            return []
+        pairs = await self.store.contradictions([h.record_id for h in ranked])
+        if not pairs:
+            return []
+        outside: set[str | None] = {memory_id for _, _, memory_id in pairs if memory_id not in readable}
+        allowed = readable | await self.references.readable(caller, outside) if outside else readable
+        present = {h.record_id: h for h in ranked}
+        added: dict[str, Fused] = {}
+        for of, other, memory_id in pairs:
+            if memory_id not in allowed:
+                continue
+            for hit in (present[of], present.get(other) or added.get(other)):
+                if hit is not None and "contradicts" not in hit.why:
+                    hit.why = [*hit.why, "contradicts"]
+            if other not in present and other not in added and len(added) < len(ranked):
+                added[other] = Fused(
+                    record_id=other, memory_id=memory_id, why=["contradicts"], other_side_of=of
+                )
+        return list(added.values())
 
     async def _ranked(
         self,
@@ -348,7 +381,7 @@ class RecallService:
             (
                 by_id[h.record_id],
                 {"id": h.memory_id, "name": names.get(h.memory_id, "")},
-                round(h.score, 6),
+                round(h.score, 6) if h.other_side_of is None else None,
                 h.why,
             )
             for h in ranked
