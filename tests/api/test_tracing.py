@@ -13,7 +13,7 @@ import secrets
 import threading
 from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from fastapi.testclient import TestClient
@@ -24,6 +24,7 @@ from opentelemetry.trace import SpanKind
 
 from provider import tracing
 from provider.api.mcp.server import tool_span
+from provider.models import Explanation, SignalPart
 from tests.api.test_observability import root_logging  # noqa: F401  (a fixture)
 from tests.conftest import Member, make_memory
 
@@ -94,6 +95,75 @@ def test_a_recall_is_one_request_span_over_its_embedding_and_named_statements(
     everything = attribute_text(spans.get_finished_spans())
     for never in (secret, asked, alice.key, memory["id"]):
         assert never not in everything
+
+
+def explanation(said: dict[str, Any]) -> Explanation:
+    """A result's `explain` as the service held it before the wire."""
+
+    def part(raw: dict[str, Any]) -> SignalPart:
+        return SignalPart(rank=raw["rank"], score=raw["score"], added=raw.get("added", 0.0))
+
+    rerank = said.get("rerank")
+    return Explanation(
+        signals={name: part(raw) for name, raw in said["signals"].items()},
+        date_lift=said["date_lift"],
+        fused_rank=said["fused_rank"],
+        rerank=part(rerank) if rerank is not None else None,
+    )
+
+
+def test_a_reranked_recall_gives_its_ranks_by_signal_and_no_words(
+    client: TestClient, alice: Member, spans: InMemorySpanExporter
+) -> None:
+    """The attributes of a recall the cross-encoder ordered, from a real recall's explanations."""
+    memory = make_memory(client, alice)
+    secret, asked = "zq" + secrets.token_hex(6), "Which city does Ana live in now?"
+    records = f"/v1/memories/{memory['id']}/records"
+    for text in (f"Ana moved to Paris ({secret}).", "Ana used to live in Berlin.", "The printer is empty."):
+        written = client.post(records, json={"type": "episode", "content": text}, headers=alice.headers)
+        assert written.status_code == 200
+    ask = {"query": asked, "text": "Ana city", "rerank": True, "explain": True}
+    answer = client.post(f"/v1/memories/{memory['id']}/recall", json=ask, headers=alice.headers).json()
+    results = answer["results"]
+    assert len(results) == 3 and all("rerank" in r["explain"] for r in results)
+
+    with tracing.span("recall") as span:  # where the service sets them: its request's (or tool's) span
+        assert span.is_recording()
+        tracing.recall_reranked(len(results))
+        tracing.recall_ranks((explanation(r["explain"]) for r in results), explained=True)
+    said = next(s for s in spans.get_finished_spans() if s.name == "recall").attributes
+    assert said is not None
+    assert said["uhp.recall.reranked"] is True and said["uhp.recall.rerank_pairs"] == 3
+    assert said["uhp.recall.results"] == 3
+    assert said["uhp.recall.rank.rerank"] == tuple(r["explain"]["rerank"]["rank"] for r in results)
+    assert said["uhp.recall.rank.fused"] == tuple(r["explain"]["fused_rank"] for r in results)
+    for signal in ("query", "text"):
+        expected = tuple(r["explain"]["signals"].get(signal, {}).get("rank", 0) for r in results)
+        assert said[f"uhp.recall.rank.{signal}"] == expected
+    everything = attribute_text(spans.get_finished_spans())
+    for never in (secret, asked, "Paris", alice.key, memory["id"], *(r["record"]["id"] for r in results)):
+        assert never not in everything
+
+
+def test_a_plain_recall_says_it_was_not_reranked_and_tracing_off_reads_nothing(
+    spans: InMemorySpanExporter,
+) -> None:
+    plain = Explanation(
+        signals={"query": SignalPart(rank=1, score=0.8, added=0.01)}, date_lift=0.0, fused_rank=1
+    )
+    with tracing.span("plain recall"):
+        tracing.recall_ranks(iter([plain]), explained=False)
+    said = next(s for s in spans.get_finished_spans() if s.name == "plain recall").attributes
+    assert said is not None and said["uhp.recall.reranked"] is False
+    assert not [name for name in said if name.startswith("uhp.recall.rank")]
+
+    def unread() -> Iterator[Explanation]:
+        raise AssertionError("the results were read with no span recording")
+        yield plain
+
+    tracing.shutdown()
+    tracing.recall_ranks(unread(), explained=True)
+    tracing.recall_reranked(20)
 
 
 def test_the_request_log_line_carries_the_trace_id(
