@@ -192,6 +192,40 @@ def test_search_states_abstain_and_follows_a_hit(page: Page, world: World, clien
     expect(page.get_by_test_id("search-error")).to_contain_text("[memory_invalid]")
 
 
+def test_search_explains_each_hit_by_signal(page: Page, world: World, client: TestClient) -> None:
+    """Each hit says, as text, where meaning, words, fusion and the cross-encoder placed it."""
+    question = "Who wrote notes on the Analytical Engine?"
+    asked = {"query": question, "explain": True}
+    said = ok(client.post(f"/v1/memories/{world.root['id']}/recall", json=asked, headers=world.alice.headers))
+    best = said["results"][0]
+    assert "rerank" in best["explain"], "the session's recall reranks a query by default"
+    sign_in(page, world.alice.key)
+    page.goto(f"/explorer/#memory={world.root['id']}&tab=search")
+    page.get_by_test_id("search-query").fill(question)
+    page.get_by_test_id("search").click()
+    hits = page.get_by_test_id("hit")
+    expect(hits).to_have_count(len(said["results"]))
+    expect(page.get_by_test_id("hit-explain")).to_have_count(len(said["results"]))
+    first = hits.first
+    assert first.get_attribute("data-record-id") == best["record"]["id"]
+    explained = first.get_by_test_id("hit-explain")
+    meaning, rerank = best["explain"]["signals"]["query"], best["explain"]["rerank"]
+    expect(explained.get_by_test_id("explain-query")).to_have_text(
+        re.compile(rf"^meaning #{meaning['rank']} · 0\.\d+$")
+    )
+    expect(explained.get_by_test_id("explain-rerank")).to_have_text(
+        re.compile(rf"^rerank #{rerank['rank']} · -?\d+(\.\d+)?$")
+    )
+    expect(explained.get_by_test_id("explain-fused")).to_have_text(f"fused #{best['explain']['fused_rank']}")
+    for signal, label in (("text", "words"), ("query_words", "question's words"), ("filters", "fields")):
+        if signal in best["explain"]["signals"]:
+            rank = best["explain"]["signals"][signal]["rank"]
+            expect(explained.get_by_test_id(f"explain-{signal}")).to_contain_text(f"{label} #{rank}")
+    full = rf"cross-encoder.*: rank {rerank['rank']}, score {re.escape(str(rerank['score']))}$"
+    expect(explained.get_by_test_id("explain-rerank")).to_have_attribute("title", re.compile(full))
+    shot(page, "05-search-explained")
+
+
 def test_graph_around_a_record(page: Page, world: World) -> None:
     sign_in(page, world.alice.key)
     page.goto(

@@ -1,5 +1,6 @@
-// Recall from the chosen memory: meaning, words and filters, each hit with its memory, score and
-// the signals that found it; abstain and degraded said in words.
+// Recall from the chosen memory: meaning, words and filters, each hit with its memory, score, the
+// signals that found it and, asked with `explain`, its rank and score in each; abstain and degraded
+// said in words.
 
 import { call, paths } from "./api.js";
 import { el, field, recordLabel, replace, select, typeColour } from "./dom.js";
@@ -8,6 +9,39 @@ import { go } from "./state.js";
 function snippet(record) {
   const text = (record.content || []).map((p) => p.text || "").join(" ").replace(/\s+/g, " ").trim();
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+// What each signal is called on the page; one the page does not know keeps its own name.
+const SIGNALS = { query: "meaning", text: "words", query_words: "question's words", filters: "fields" };
+
+function number(value) {
+  return Math.abs(value) >= 100 ? value.toFixed(0) : Number(value.toPrecision(3)).toString();
+}
+
+// One list's word on a hit: "meaning #2 · 0.61", the full numbers in its tooltip.
+function part(testid, label, said, meaning) {
+  const scored = said.score !== null && said.score !== undefined;
+  const added = said.added === undefined ? "" : `; added ${said.added} to the fused score`;
+  return el("span", {
+    class: "signal", testid, text: `${label} #${said.rank}${scored ? ` · ${number(said.score)}` : ""}`,
+    title: `${meaning}: rank ${said.rank}${scored ? `, score ${said.score}` : ""}${added}`,
+  });
+}
+
+function note(testid, text, title) {
+  return el("span", { class: "signal", testid, text, title });
+}
+
+// A hit's place by signal, as text: "meaning #2 · 0.61  words #1 · 4.2  fused #1  rerank #1 · 5.3".
+function explanation(explain) {
+  if (!explain) return null;
+  const parts = Object.entries(explain.signals || {}).map(([signal, said]) =>
+    part(`explain-${signal}`, SIGNALS[signal] || signal, said, `${SIGNALS[signal] || signal} (${signal})`));
+  if (explain.date_lift) parts.push(note("explain-date", `date +${number(explain.date_lift)}`, "lifted: its time falls in the period the question names"));
+  if (explain.fused_rank) parts.push(note("explain-fused", `fused #${explain.fused_rank}`, "its place with the signals fused, before a date lift and the rerank"));
+  if (explain.rerank) parts.push(part("explain-rerank", "rerank", explain.rerank, "the cross-encoder, reading the question and the record together"));
+  if (explain.contradicts) parts.push(note("explain-contradicts", "other side of a disagreement", "it contradicts a result, and came along past the limit"));
+  return el("div", { class: "explain small", testid: "hit-explain" }, parts);
 }
 
 export function hitList(results, testid = "hits") {
@@ -25,6 +59,7 @@ export function hitList(results, testid = "hits") {
           on: { click: () => go({ memory: hit.memory.id, record: null, in: null, tab: "records" }) } }),
         el("span", { class: "muted", text: hit.score === null || hit.score === undefined ? "no score" : `score ${hit.score.toFixed(3)}`, testid: "hit-score" }),
         el("span", { class: "muted", text: hit.why?.length ? `found by ${hit.why.join(", ")}` : "", testid: "hit-why" })),
+      explanation(hit.explain),
     );
   }));
 }
@@ -52,7 +87,7 @@ export function showSearch(memory) {
     el("button", { type: "submit", text: "Recall", testid: "search" }));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const body = { limit: Number(limit.value) || 10, include: include.value };
+    const body = { limit: Number(limit.value) || 10, include: include.value, explain: true };
     if (query.value.trim()) body.query = query.value.trim();
     if (words.value.trim()) body.text = words.value.trim();
     if (types.value.trim()) body.types = types.value.split(",").map((t) => t.trim()).filter(Boolean);
