@@ -56,6 +56,8 @@ OUT = RESULTS / "quality.json"
 KS = (1, 5, 10)
 SINGLE = 20  # turns per conversation remembered one by one, to time a remember
 OBSERVE_BATCH = 100  # the provider's default UHP_OBSERVE_SYNC_MAX: answered at once, not as a job
+NEIGHBOUR_CHARS = 240  # of each turn the neighbour writes
+NEIGHBOUR_QUESTIONS = 60  # LongMemEval haystacks the neighbour's turns come from (~29,000 turns)
 MODES = {"query": ("query",), "fused": ("query", "text")}
 RAW_INDEX = "CALL db.index.vector.queryNodes('record_embedding', 20, $vector) YIELD node, score RETURN score"
 # Published retrieval-only figures on the same data, with their source.
@@ -266,6 +268,8 @@ def run(
     settings = bench_settings(target, admin_key, embedding_model=options.model)
     weights = [float(w) for w in options.words_weights.split(",") if w.strip()]
     variants = variants_of(settings, weights, options.variant)
+    if options.no_rrf:
+        variants.pop("rrf", None)
     speaker_in_text = bool(options.speaker_in_text)
     result: dict[str, Any] = {
         "model": options.model,
@@ -292,6 +296,11 @@ def run(
                     remembers[name] += timings
                     embeddings[name] += embedded
             asked = ask_variants(session, made, variants)
+            if options.neighbour_records and "locomo" in made:
+                neighbour(client, admin_key, sets, options)
+                first = dict(list(variants.items())[:1])
+                beside = ask_variants(session, {"locomo": made["locomo"]}, first)["locomo"]
+                result["beside"] = {"records": options.neighbour_records, "variants": beside}
         finally:
             session.use(client)
             for memories in made.values():
@@ -315,6 +324,50 @@ def run(
         for v, s in variants.items()
     }
     return result
+
+
+def neighbour(client: TestClient, admin_key: str, sets: dict[str, list[Conversation]], options: Any) -> None:
+    """Another member writes `--neighbour-records` unrelated records (LongMemEval turns) in a memory of
+    its own, observed 100 at a time; the bench member's questions are then asked again beside them."""
+    path = options.neighbour_data or options.longmemeval
+    source = quality_data.longmemeval_full(path, NEIGHBOUR_QUESTIONS) if path else []
+    # Cut to a sentence or two: the neighbour's words count, not its embedding time.
+    texts = [
+        turn.text[:NEIGHBOUR_CHARS]
+        for conversation in source
+        for turn in conversation.turns
+        if turn.text.strip()
+    ]
+    if len(texts) < options.neighbour_records:
+        raise SystemExit(f"bench: only {len(texts)} neighbour turns; give --neighbour-data with more")
+    with MemoryClient(http=client, key=admin_key) as operator:
+        member = operator.create_member("agent", "neighbour")
+        key = operator.issue_key(member.id).key
+    with MemoryClient(http=client, key=key, idempotency=False) as other:
+        memory_id = other.create_memory("neighbour").id
+        for start in range(0, options.neighbour_records, OBSERVE_BATCH):
+            batch = texts[start : min(start + OBSERVE_BATCH, options.neighbour_records)]
+            other.observe(memory_id, [{"content": text} for text in batch])
+            if (start // OBSERVE_BATCH) % 20 == 0:
+                progress(f"neighbour wrote {start + len(batch)}/{options.neighbour_records}")
+
+
+def beside_lines(result: dict[str, Any]) -> list[str]:
+    """The LoCoMo figures asked again beside another member's records, and whether they moved."""
+    beside = result["beside"]
+    alone = result["sets"]["locomo"]["variants"]
+    lines = [f"\nlocomo again, beside {beside['records']:,} records of another member:"]
+    lines += set_table({"variants": beside["variants"]})
+    for variant, measured in beside["variants"].items():
+        for mode, row in measured["modes"].items():
+            before = alone[variant]["modes"][mode]
+            keys = [key for key in row if "@" in key or key.startswith("abstain")]
+            moved = [
+                key for key in keys if row[key] is not None and round(row[key], 3) != round(before[key], 3)
+            ]
+            verdict = "the same to the third decimal" if not moved else f"moved: {', '.join(moved)}"
+            lines.append(f"  {variant} {mode}: {verdict}")
+    return lines
 
 
 def set_table(figures: dict[str, Any]) -> list[str]:
@@ -364,6 +417,8 @@ def table(result: dict[str, Any]) -> str:
                 f"  of which its text's embedding alone: p50 {emb['p50_ms']:.1f} p95 {emb['p95_ms']:.1f} ms"
             )
         lines += [f"published: {label} {value:.3f}" for label, value in figures["published"]]
+    if "beside" in result:
+        lines += beside_lines(result)
     return "\n".join(lines)
 
 
@@ -387,6 +442,18 @@ def main() -> None:
         "--speaker-in-text", action="store_true", help="write each turn as 'speaker: text' (an experiment)"
     )
     parser.add_argument("--variant", action="append", default=[], help="name:setting=json,... (repeatable)")
+    parser.add_argument(
+        "--neighbour-records",
+        type=int,
+        default=0,
+        help="then another member writes this many unrelated records and LoCoMo is asked again",
+    )
+    parser.add_argument(
+        "--neighbour-data",
+        type=Path,
+        help="LongMemEval's release, the neighbour's turns (else --longmemeval's)",
+    )
+    parser.add_argument("--no-rrf", action="store_true", help="with variants, skip main's rank fusion")
     parser.add_argument("--model", choices=sorted(MODELS), default=MODEL, help="the embedding model")
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()

@@ -201,6 +201,9 @@ class Settings(BaseSettings):
     stands and `degraded` says `rerank:over_budget`."""
     recall_rerank_max_tokens: int = Field(default=128, ge=16, le=512)
     """Tokens of each question-and-record pair the cross-encoder reads; a longer record is cut."""
+    recall_rerank_skip_lead: NonNegativeFloat = 0.0
+    """The cross-encoder is skipped when the first fused candidate's score leads the second's by at
+    least this share of the first's (`0`: never skipped); `degraded` stays empty, `why` has no `rerank`."""
     recall_rerank_threads: NonNegativeInt = 0
     """onnxruntime's threads for the cross-encoder; `0`: one per core."""
     # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact

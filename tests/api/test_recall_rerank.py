@@ -37,6 +37,14 @@ def slow_budget(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClie
         yield app
 
 
+@pytest.fixture(scope="module")
+def skipping(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
+    """An app that skips the cross-encoder whenever the first candidate leads the second at all."""
+    own = settings.model_copy(update={"recall_rerank": True, "recall_rerank_skip_lead": 1e-9})
+    with TestClient(create_app(own, embedder=embedder)) as app:
+        yield app
+
+
 def turns(lab: Lab, alice: Member, *, ended: frozenset[int] = frozenset()) -> tuple[str, list[str]]:
     """Ana's turns in a memory of their own; those in `ended` stopped being true in 2024."""
     memory = lab.memory(alice)
@@ -152,3 +160,14 @@ def test_reorder_keeps_ended_records_to_their_places() -> None:
     assert [h.record_id for h in out] == ["c", "gone", "b", "a"]
     assert [h.score for h in out] == [0.9, 0.8, 0.7, 0.6]
     assert [h.rerank.rank for h in out if h.rerank] == [2, 1, 3, 4]
+
+
+def test_a_decisive_lead_skips_the_cross_encoder(
+    skipping: TestClient, client: TestClient, alice: Member
+) -> None:
+    with lab_on(client) as lab:
+        memory, _ = turns(lab, alice)
+        fused = recall(client, alice, memory, query=QUESTION, rerank=False)
+        skipped = recall(skipping, alice, memory, query=QUESTION)
+        assert found(skipped) == found(fused) and skipped["degraded"] == []
+        assert all("rerank" not in r["why"] for r in skipped["results"])

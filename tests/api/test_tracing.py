@@ -115,7 +115,7 @@ def explanation(said: dict[str, Any]) -> Explanation:
 def test_a_reranked_recall_gives_its_ranks_by_signal_and_no_words(
     client: TestClient, alice: Member, spans: InMemorySpanExporter
 ) -> None:
-    """The attributes of a recall the cross-encoder ordered, from a real recall's explanations."""
+    """The attributes a recall the cross-encoder ordered puts on its request's span."""
     memory = make_memory(client, alice)
     secret, asked = "zq" + secrets.token_hex(6), "Which city does Ana live in now?"
     records = f"/v1/memories/{memory['id']}/records"
@@ -123,15 +123,12 @@ def test_a_reranked_recall_gives_its_ranks_by_signal_and_no_words(
         written = client.post(records, json={"type": "episode", "content": text}, headers=alice.headers)
         assert written.status_code == 200
     ask = {"query": asked, "text": "Ana city", "rerank": True, "explain": True}
-    answer = client.post(f"/v1/memories/{memory['id']}/recall", json=ask, headers=alice.headers).json()
-    results = answer["results"]
+    reply = client.post(f"/v1/memories/{memory['id']}/recall", json=ask, headers=alice.headers)
+    results = reply.json()["results"]
     assert len(results) == 3 and all("rerank" in r["explain"] for r in results)
 
-    with tracing.span("recall") as span:  # where the service sets them: its request's (or tool's) span
-        assert span.is_recording()
-        tracing.recall_reranked(len(results))
-        tracing.recall_ranks((explanation(r["explain"]) for r in results), explained=True)
-    said = next(s for s in spans.get_finished_spans() if s.name == "recall").attributes
+    # Set by the recall itself, on its request's span.
+    said = request_span(spans, reply.headers["x-request-id"]).attributes
     assert said is not None
     assert said["uhp.recall.reranked"] is True and said["uhp.recall.rerank_pairs"] == 3
     assert said["uhp.recall.results"] == 3

@@ -137,6 +137,10 @@ SPECS = (
             "limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Most results (10)."},
             "as_of": {"type": "string", "description": "Read as of an ISO 8601 instant or a snapshot id."},
             "include": {"enum": ["active", "all"], "description": "`all` adds forgotten records."},
+            "explain": {
+                "type": "boolean",
+                "description": "Each result also says why it is there: its rank and score by signal.",
+            },
         },
         ("memory",),
     ),

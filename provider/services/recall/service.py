@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from provider import access, ids
+from provider import access, ids, tracing
 from provider.models import (
     Caller,
     Explanation,
@@ -60,6 +60,7 @@ class RecallService:
         rerank_candidates: int = 20,
         rerank_budget_ms: int = 1000,
         rerank_chars: int = 1024,
+        rerank_skip_lead: float = 0.0,
     ):
         self.tree = tree
         self.store = recall
@@ -82,6 +83,7 @@ class RecallService:
         self.rerank_candidates = rerank_candidates
         self.rerank_budget_s = rerank_budget_ms / 1000
         self.rerank_chars = rerank_chars
+        self.rerank_skip_lead = rerank_skip_lead
 
     def capabilities(self) -> dict[str, Any]:
         """Every signal is served; abstain is a calibrated judgement."""
@@ -149,6 +151,9 @@ class RecallService:
         results = await self._hydrate(caller, ranked, instant, views, frozenset(reach.readable_scope()))
         parent, children = self._neighbours(parent_id, children_ids, views)
         found = {read.version.record_id for read, _, _, _ in results}
+        tracing.recall_ranks(
+            (self._explained(h) for h in ranked if h.record_id in found), explained=request.explain
+        )
         return RecallAnswer(
             results=results,
             parent=parent,
@@ -214,6 +219,8 @@ class RecallService:
         instant = await self.records.instant(caller, request.as_of)
         if instant is not None or request.include == "all":
             fused, best, strategy, cut = await self._history(request, scope, dnf, instant, embedding)
+            if request.rerank:
+                cut.append("rerank:not_for_history")  # asked for; the cross-encoder reads current words
             return fused, best, strategy, instant, cut
         fused, best, strategy, cut = await self._current(request, scope, dnf, embedding, size)
         return fused, best, strategy, instant, cut
@@ -277,7 +284,7 @@ class RecallService:
         if self.reranker is None:
             return fused, ["rerank:unavailable"]
         head, rest = fused[: self.rerank_candidates], fused[self.rerank_candidates :]
-        if len(head) < 2:
+        if len(head) < 2 or self._decisive(head):
             return fused, []
         texts = await self.store.rerank_texts([h.record_id for h in head], self.rerank_chars, ids.now_ms())
         head = [h for h in head if h.record_id in texts]
@@ -286,7 +293,13 @@ class RecallService:
         )
         if scores is None:
             return fused, ["rerank:over_budget"]
+        tracing.recall_reranked(len(head))
         return reorder(head, scores, [texts[h.record_id][1] for h in head]) + rest, []
+
+    def _decisive(self, head: list[Fused]) -> bool:
+        """The first candidate leads the second by the share the settings call decisive."""
+        first, second = head[0].score, head[1].score
+        return self.rerank_skip_lead > 0 and first > 0 and (first - second) >= self.rerank_skip_lead * first
 
     async def _dated(self, fused: list[Fused], period: tuple[int, int] | None) -> list[Fused]:
         """Lifts the hits whose time falls in the period the question names, by a share of the best score.
