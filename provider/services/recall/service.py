@@ -287,7 +287,11 @@ class RecallService:
         if len(head) < 2 or self._decisive(head):
             return fused, []
         texts = await self.store.rerank_texts([h.record_id for h in head], self.rerank_chars, ids.now_ms())
+        # A record gone since the search keeps its place below (hydration leaves it out).
+        rest = [h for h in head if h.record_id not in texts] + rest
         head = [h for h in head if h.record_id in texts]
+        if len(head) < 2:
+            return fused, []
         scores = await self.reranker.score(
             question, [texts[h.record_id][0] for h in head], self.rerank_budget_s
         )
