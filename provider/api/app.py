@@ -178,6 +178,7 @@ def cross_encoder(settings: Settings) -> CrossEncoder:
     """The recall's cross-encoder, not yet loaded (docs/MODELS.md "Reranker")."""
     return CrossEncoder(
         models=settings.cache_dir / "models",
+        url=settings.reranker_url,
         max_tokens=settings.recall_rerank_max_tokens,
         threads=settings.recall_rerank_threads,
     )

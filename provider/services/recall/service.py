@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from provider import access, ids, tracing
+from provider.errors import RerankerUnavailableError
 from provider.models import (
     Caller,
     Explanation,
@@ -292,9 +293,12 @@ class RecallService:
         head = [h for h in head if h.record_id in texts]
         if len(head) < 2:
             return fused, []
-        scores = await self.reranker.score(
-            question, [texts[h.record_id][0] for h in head], self.rerank_budget_s
-        )
+        try:
+            scores = await self.reranker.score(
+                question, [texts[h.record_id][0] for h in head], self.rerank_budget_s
+            )
+        except RerankerUnavailableError:
+            return fused, ["rerank:unavailable"]
         if scores is None:
             return fused, ["rerank:over_budget"]
         tracing.recall_reranked(len(head))
