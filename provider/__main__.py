@@ -202,6 +202,27 @@ def _key_parsers(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         ends.add_argument("--expires-at", metavar="INSTANT", help="the new key expires at (ISO 8601)")
 
 
+def _migrate_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`migrate graphiti` and `migrate mem0`: another system's memories below a memory (docs/MIGRATE.md)."""
+    migrate = commands.add_parser("migrate", help="move a Graphiti graph or a mem0 export below a memory")
+    source = migrate.add_subparsers(dest="source", required=True)
+    graphiti = source.add_parser("graphiti", help="read a Graphiti graph where it lives (read-only)")
+    graphiti.add_argument("--neo4j-uri", required=True, help="the Neo4j that holds the Graphiti graph")
+    graphiti.add_argument("--neo4j-user", required=True)
+    graphiti.add_argument(
+        "--neo4j-password",
+        default=os.environ.get("GRAPHITI_NEO4J_PASSWORD"),
+        help="or GRAPHITI_NEO4J_PASSWORD",
+    )
+    graphiti.add_argument("--database", help="the source's database (default: the server's default)")
+    graphiti.add_argument("--group-id", action="append", default=[], help="only this group (repeatable)")
+    mem0 = source.add_parser("mem0", help="read mem0's JSON export (get_all, or the platform export)")
+    mem0.add_argument("file", type=Path)
+    for sub in (graphiti, mem0):
+        sub.add_argument("--into", required=True, help="the memory to write below (one child per group/user)")
+        sub.add_argument("--as", dest="principal", required=True, help="member:<id> with create and write")
+
+
 def _parser() -> argparse.ArgumentParser:
     from provider.model_files import MODELS
 
@@ -267,6 +288,7 @@ def _parser() -> argparse.ArgumentParser:
     restore.add_argument("--as", dest="principal", required=True, help="member:<id> with create and write")
     restore.add_argument("--grants", action="store_true", help="restore the archive's explicit grants too")
     restore.add_argument("--embed", action="store_true", help="embed every version, even of a signed archive")
+    _migrate_parsers(commands)
     harness = what.add_parser("harness")
     harness.add_argument("--name", required=True)
     harness.add_argument("member_id")
@@ -299,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         return _fetch_model()
     if args.command == "fetch-reranker":
         return _fetch_reranker()
-    if args.command in ("import", "reembed", "export", "restore"):
+    if args.command in ("import", "reembed", "export", "restore", "migrate"):
         return _in_process(args)
     return _admin(args)
 
@@ -312,8 +334,10 @@ def _in_process(args: argparse.Namespace) -> int:
     if not settings.neo4j_uri:
         print(f"{args.command}: set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD)", file=sys.stderr)
         return 2
-    if args.command in ("import", "reembed"):
+    if args.command in ("import", "reembed", "migrate"):
         cli.yield_cpu(settings.bulk_niceness)
+    if args.command == "migrate":
+        return _migrate(cli, settings, args)
     if args.command == "import":
         return cli.import_records(
             settings, args.memory, args.principal, args.file, resume=args.resume, batch_size=args.batch
@@ -330,6 +354,18 @@ def _in_process(args: argparse.Namespace) -> int:
         print("reembed --memory: name who acts with --as member:<id>", file=sys.stderr)
         return 2
     return cli.reembed(settings, args.memory, args.principal, rebuild_index=args.rebuild_index)
+
+
+def _migrate(cli: Any, settings: Any, args: argparse.Namespace) -> int:
+    if args.source == "mem0":
+        return int(cli.migrate_mem0(settings, args.file, args.into, args.principal))
+    if args.neo4j_password is None:
+        print("migrate graphiti: give --neo4j-password or GRAPHITI_NEO4J_PASSWORD", file=sys.stderr)
+        return 2
+    at = cli.GraphitiAt(
+        args.neo4j_uri, args.neo4j_user, args.neo4j_password, args.database, tuple(args.group_id)
+    )
+    return int(cli.migrate_graphiti(settings, at, args.into, args.principal))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Commands that run in-process against Neo4j: bulk import and re-embedding, with progress."""
+"""Commands that run in-process against Neo4j: bulk import, migration, re-embedding, with progress."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -17,12 +18,16 @@ from provider.cli_import import BulkImporter
 from provider.config import Settings
 from provider.embeddings import Embedder, configured_embedder
 from provider.errors import MemberNotFoundError, ProviderError
+from provider.migrate.graphiti import GraphitiMigration
+from provider.migrate.mem0 import Mem0Migration
+from provider.migrate.writer import MigrationSummary, MigrationWriter
 from provider.models import ArchiveCounts, Caller
 from provider.protocol.answers.archive import RestoredOut
 from provider.protocol.wire import use_limits
 from provider.services.records.model_move import ModelMove
 from provider.services.records.reembed import Reembedder
 from provider.store.driver import Neo4jStore
+from provider.store.graphiti_source import GraphitiSource
 from provider.store.schema import apply_schema, rebuild_vector_index
 from provider.store.vector_state import Neo4jVectorStateStore
 
@@ -85,6 +90,55 @@ def import_records(
             )
         )
         return 0 if not summary.rejected else 3
+
+    return asyncio.run(_with_services(settings, work))
+
+
+@dataclass(frozen=True)
+class GraphitiAt:
+    """Where the Graphiti graph lives, and which of its groups to move (all when none)."""
+
+    uri: str
+    user: str
+    password: str
+    database: str | None = None
+    groups: tuple[str, ...] = ()
+
+
+async def _migrated(services: Any, principal: str, into: str, source: str) -> MigrationWriter:
+    caller = await _caller(services, principal)
+    await services.tree.require(caller, into, "create")
+    summary = MigrationSummary(source=source, into=into)
+    return MigrationWriter(services.records, services.tree, caller, summary)
+
+
+def _finished(summary: MigrationSummary) -> int:
+    print(json.dumps(summary.wire(), ensure_ascii=False))
+    return 0 if not summary.refused else 3
+
+
+def migrate_graphiti(settings: Settings, at: GraphitiAt, into: str, principal: str) -> int:
+    """`python -m provider migrate graphiti`: a Graphiti graph, read where it lives, below a memory."""
+
+    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
+        await apply_schema(store, embedder.dimension)
+        writer = await _migrated(services, principal, into, "graphiti")
+        source = GraphitiSource(at.uri, at.user, at.password, database=at.database)
+        try:
+            return _finished(await GraphitiMigration(source, writer).run(list(at.groups)))
+        finally:
+            await source.close()
+
+    return asyncio.run(_with_services(settings, work))
+
+
+def migrate_mem0(settings: Settings, path: Path, into: str, principal: str) -> int:
+    """`python -m provider migrate mem0`: a mem0 export file below a memory."""
+
+    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
+        await apply_schema(store, embedder.dimension)
+        writer = await _migrated(services, principal, into, "mem0")
+        return _finished(await Mem0Migration(writer).run(path))
 
     return asyncio.run(_with_services(settings, work))
 
