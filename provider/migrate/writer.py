@@ -120,7 +120,10 @@ class MigrationWriter:
         self.report()
 
     def _draft(self, item: Item) -> RecordDraft | None:
+        """The first version, with every later one checked too: an item is refused before any write."""
         try:
+            for n, body in enumerate(item.revisions, start=2):
+                parse(RecordRevise, body, prefix=f"version {n}")
             return parse(RecordCreate, item.body).draft()
         except MemoryInvalidError as e:
             self.refuse(item.name, e.message)

@@ -199,3 +199,18 @@ def test_the_command_prints_its_summary_and_fails_on_a_broken_file(
     path.write_text("{not json")
     assert cli.migrate_mem0(settings, path, into, alice.principal) == 1
     assert "not JSON at line 1, column 2" in capsys.readouterr().err
+
+
+def test_a_memory_with_a_version_past_the_bounds_is_refused_before_any_of_it_is_written(
+    lab: Lab, alice: Member, tmp_path: Path
+) -> None:
+    into = lab.memory(alice)
+    too_long = "x" * 200_001  # past UHP_MAX_TEXT_CHARS, as a body's text part would be
+    steps = history("m-long", ("ADD", None, f"m{tag()} first words"), ("UPDATE", None, too_long))
+    path = tmp_path / "mem0.json"
+    path.write_text(json.dumps([{"id": "m-long", "memory": too_long, "user_id": "ana", "history": steps}]))
+    summary = migrate(lab.client, alice, into, path)
+    lab.made += [(m, alice) for m in summary.memories.values()]
+    assert summary.written == 0 and [r["item"] for r in summary.refused] == [0]
+    assert summary.refused[0]["message"].startswith("version 2.content")
+    assert lab.listed(alice, summary.memories["user:ana"], include="all") == []
