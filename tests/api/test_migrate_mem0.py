@@ -214,3 +214,30 @@ def test_a_memory_with_a_version_past_the_bounds_is_refused_before_any_of_it_is_
     assert summary.written == 0 and [r["item"] for r in summary.refused] == [0]
     assert summary.refused[0]["message"].startswith("version 2.content")
     assert lab.listed(alice, summary.memories["user:ana"], include="all") == []
+
+
+def test_a_run_stopped_between_versions_finishes_them_when_run_again(
+    lab: Lab, alice: Member, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    into, marker = lab.memory(alice), f"m{tag()}"
+    path = tmp_path / "mem0.json"
+    path.write_text(json.dumps(export(marker)))
+    records = lab.client.app.state.services.records  # type: ignore[attr-defined]
+
+    async def gone(*args: Any, **kwargs: Any) -> None:
+        raise ConnectionError("the database went away")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(records, "revise", gone)
+        with pytest.raises(ConnectionError):
+            migrate(lab.client, alice, into, path)
+    again = migrate(lab.client, alice, into, path)
+    lab.made += [(m, alice) for m in again.memories.values()]
+    assert (again.revised, again.forgotten) == (1, 1) and again.written + again.skipped == 4
+    writer = MigrationWriter(None, None, caller_of(alice), again)  # type: ignore[arg-type]
+    ana = again.memories["user:ana"]
+    versions = lab.history(alice, ana, writer.record_id("memory", "m-tea"))
+    assert [texts(v) for v in versions] == [
+        [f"{marker} prefers coffee"],
+        [f"{marker} prefers green tea in the afternoon"],
+    ]
