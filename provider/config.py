@@ -187,9 +187,11 @@ class Settings(BaseSettings):
     calibrated on all-MiniLM-L6-v2 (an update of a fact: 0.5-0.8; unrelated turns of one speaker: below
     0.5)."""
     recall_words_candidates: int = Field(default=10_000, ge=100, le=100_000)
-    """The most records a full-text search counts, shared among its words: each word's rarity and the
-    holders' lengths are counted among the records the caller may read (never index-wide). A word held
-    by more than its share counts only its share, and `degraded` says `text:statistics_capped_at_<n>`."""
+    """Up to this many records in a recall's scope, words are scored with each word's rarity counted
+    among the records the caller may read (never index-wide), and a search counts at most this many
+    holders, shared among its words (past it `degraded` says `text:statistics_capped_at_<n>`). A larger
+    scope is scored with Lucene's index-wide statistics, and `degraded` says
+    `text:index_statistics_past_<n>_records`."""
     recall_rerank: bool = True
     """A `query`'s first fused candidates are put in order again by a cross-encoder that reads the
     question and each record together (ms-marco-MiniLM-L-12-v2, docs/MODELS.md), and `why` names

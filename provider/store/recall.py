@@ -201,6 +201,31 @@ class Neo4jRecallStore:
             capped=any(int(seen) >= share for seen in row["seen"]),
         )
 
+    async def text(self, scope: list[str], text: str, dnf: Any, k: int) -> list[Hit]:
+        """Full-text hits in scope scored by Lucene, whose statistics span the whole index.
+
+        For a scope past `UHP_RECALL_WORDS_CANDIDATES` records only, where counting every holder would
+        cost too much; recall says so in `degraded`. Words that are all punctuation find nothing.
+        """
+        terms = lucene_terms(text)
+        if not terms:
+            return []
+        lucene = lucene_query(terms, scope)
+        # Filters (and a scope too large for the Lucene clause) apply after the index's top $fetch:
+        # over-fetch until k pass or the index has nothing more, so a filter never starves words.
+        filtered_after = dnf != [[]] or len(scope) > SCOPE_CLAUSE_MAX
+        fetch = k if len(scope) <= SCOPE_CLAUSE_MAX else min(INDEX_FETCH_MAX, k * 20)
+        while True:
+            row = (
+                await self.store.read(
+                    "recall_text_index", lucene=lucene, scope=scope, dnf=dnf, fetch=fetch, k=k
+                )
+            )[0]
+            found = row["found"]
+            if not filtered_after or len(found) >= k or row["seen"] < fetch or fetch >= INDEX_FETCH_MAX:
+                return [(hit["id"], hit["memory_id"], hit["score"]) for hit in found]
+            fetch = min(INDEX_FETCH_MAX, fetch * FETCH_GROWTH)
+
     async def fields(
         self, scope: list[str], dnf: Any, k: int, size: ScopeSize | None = None
     ) -> tuple[list[Hit], str]:

@@ -7,10 +7,15 @@ rarity among the records the caller may read (real Neo4j, real model, real cross
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
+from provider.api.app import create_app
+from provider.config import Settings
+from provider.embeddings import OnnxEmbedder
 from provider.services.recall.words import scoped_bm25
 from provider.store.recall import WordHolder, WordMatches
 from tests.api.lifecycle_support import observe
@@ -94,3 +99,25 @@ def test_a_rare_word_outweighs_a_common_one_and_ties_go_by_id() -> None:
 def test_a_longer_record_holding_the_same_words_ranks_lower() -> None:
     matches = WordMatches(holding=[3], found=[holder("long", 400, 0), holder("short", 40, 0)], capped=False)
     assert [hit[0] for hit in scoped_bm25(matches, records_in_scope=50, k=5)] == ["short", "long"]
+
+
+@pytest.fixture(scope="module")
+def small_count(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
+    """An app that counts words over scopes of up to 100 records only."""
+    own = settings.model_copy(update={"recall_words_candidates": 100})
+    with TestClient(create_app(own, embedder=embedder)) as app:
+        yield app
+
+
+def test_a_scope_past_the_count_says_it_was_scored_by_the_index(
+    small_count: TestClient, client: TestClient, alice: Member
+) -> None:
+    with lab_on(client) as lab:
+        memory = lab.memory(alice)
+        observe(lab, alice, memory, *({"content": f"harbour log entry {n}"} for n in range(60)))
+        counted = recall(small_count, alice, memory, text="harbour", limit=5)
+        assert counted["degraded"] == [] and len(counted["results"]) == 5
+        observe(lab, alice, memory, *({"content": f"harbour log entry {n}"} for n in range(60, 120)))
+        past = recall(small_count, alice, memory, text="harbour", limit=5)
+        assert past["degraded"] == ["text:index_statistics_past_100_records"]
+        assert len(past["results"]) == 5

@@ -260,25 +260,36 @@ class RecallService:
         words, words_signal = self._words(request)
         # The signals are independent: the model embeds the question while Neo4j searches the words,
         # so a fused question costs about its slowest signal, not their sum.
-        text_search = (
-            asyncio.create_task(self.store.words(scope, words, dnf, self.words_candidates)) if words else None
-        )
+        text_search = asyncio.create_task(self._word_hits(scope, words, dnf, k, size)) if words else None
         cut: list[str] = []
         try:
             if embedding is not None:
                 slot, embedded = await embedding
                 rankings["query"], strategy = await self.store.vector(scope, embedded[0], dnf, k, size, slot)
             if text_search is not None:
-                matches = await text_search
-                rankings[words_signal] = scoped_bm25(matches, size.in_scope, k)
-                if matches.capped:
-                    cut.append(f"text:statistics_capped_at_{self.words_candidates}")
+                rankings[words_signal], words_cut = await text_search
+                cut += words_cut
         finally:
             if text_search is not None and not text_search.done():
                 text_search.cancel()
         if not rankings:
             rankings["filters"], strategy = await self.store.fields(scope, dnf, k, size)
         return rankings, strategy, cut
+
+    async def _word_hits(
+        self, scope: list[str], words: str, dnf: Any, k: int, size: ScopeSize
+    ) -> tuple[list[tuple[str, str, float | None]], list[str]]:
+        """BM25 counted over the scope; past `words_candidates` records in it, Lucene's own scores.
+
+        Counting every holder of a word in a scope of 100,000 records costs more than the rest of the
+        recall; such a scope is scored with the index's statistics and `degraded` says so.
+        """
+        if size.in_scope > self.words_candidates:
+            hits = await self.store.text(scope, words, dnf, k)
+            return hits, [f"text:index_statistics_past_{self.words_candidates}_records"] if hits else []
+        matches = await self.store.words(scope, words, dnf, self.words_candidates)
+        cut = [f"text:statistics_capped_at_{self.words_candidates}"] if matches.capped else []
+        return scoped_bm25(matches, size.in_scope, k), cut
 
     async def _reranked(self, question: str, fused: list[Fused]) -> tuple[list[Fused], list[str]]:
         """The cross-encoder's order for the first `rerank_candidates`; the fused order when it is late."""
