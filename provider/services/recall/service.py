@@ -152,9 +152,10 @@ class RecallService:
         results = await self._hydrate(caller, ranked, instant, views, frozenset(reach.readable_scope()))
         parent, children = self._neighbours(parent_id, children_ids, views)
         found = {read.version.record_id for read, _, _, _ in results}
-        tracing.recall_ranks(
-            (self._explained(h) for h in ranked if h.record_id in found), explained=request.explain
-        )
+        explained = (self._explained(h) for h in ranked if h.record_id in found)
+        # Built once: the answer's list when asked; else the trace reads the generator, only if recording.
+        explanations = list(explained) if request.explain else []
+        tracing.recall_ranks(explanations or explained, explained=request.explain)
         return RecallAnswer(
             results=results,
             parent=parent,
@@ -162,9 +163,7 @@ class RecallService:
             degraded=degraded,
             abstain=self._abstain(request, results, best, await self._threshold(embedding)),
             strategy=strategy,
-            explanations=[self._explained(h) for h in ranked if h.record_id in found]
-            if request.explain
-            else [],
+            explanations=explanations,
         )
 
     @staticmethod
