@@ -1,4 +1,4 @@
-"""`python -m devtools neo4j …` (a local Neo4j), `sandbox` (the query sandbox), `otelcol` (a collector)."""
+"""`python -m devtools neo4j …` (a local Neo4j), `sandbox` (the query sandbox), `otelcol` (a collector), `core-metrics`."""
 
 from __future__ import annotations
 
@@ -20,7 +20,11 @@ def main(argv: list[str] | None = None) -> int:
         from devtools import otelcol
 
         return otelcol.main(argv[1:])
-    usage = "usage: python -m devtools neo4j {start,status,stop,fetch} … | sandbox [--stdin] | otelcol"
+    if argv[:1] == ["core-metrics"]:
+        from devtools import core_metrics
+
+        return core_metrics.main(argv[1:])
+    usage = "usage: python -m devtools neo4j {start,status,stop,fetch} … | sandbox [--stdin] | otelcol | core-metrics [--json]"
     print(usage, file=sys.stderr)
     return 2
 
