@@ -1,4 +1,4 @@
-"""`python -m devtools neo4j …` (a local Neo4j), `sandbox` (the query sandbox), `otelcol` (a collector), `core-metrics`."""
+"""`python -m devtools neo4j …` (a local Neo4j), `sandbox`, `otelcol` (a collector), `core-metrics`."""
 
 from __future__ import annotations
 
@@ -24,7 +24,10 @@ def main(argv: list[str] | None = None) -> int:
         from devtools import core_metrics
 
         return core_metrics.main(argv[1:])
-    usage = "usage: python -m devtools neo4j {start,status,stop,fetch} … | sandbox [--stdin] | otelcol | core-metrics [--json]"
+    usage = (
+        "usage: python -m devtools neo4j {start,status,stop,fetch} … | sandbox [--stdin] | otelcol"
+        " | core-metrics [--json]"
+    )
     print(usage, file=sys.stderr)
     return 2
 
