@@ -1,0 +1,109 @@
+"""What recall and the graph read are asked, what they find, and how they explain it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from provider.models.records import ReadRecord
+from provider.models.tree import MemoryView
+
+
+@dataclass
+class RecallAnswer:
+    """Results with their memories, the neighbours of the asked memory, and what was not done.
+
+    `explanations` holds one per result, in order, when the recall asked to `explain`; else it is empty.
+    """
+
+    results: list[tuple[ReadRecord, dict[str, str], float | None, list[str]]]
+    parent: MemoryView | None
+    children: list[MemoryView]
+    degraded: list[str] = field(default_factory=list)
+    abstain: bool = False
+    strategy: str = ""
+    explanations: list[Explanation] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SignalPart:
+    """What one signal said of a hit: its rank there (1 is first), its own score, what it added."""
+
+    rank: int
+    score: float | None
+    added: float
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a result is where it is: each signal's part, a date lift, its fused place, the cross-encoder.
+
+    `contradicts` names the result it came with when it was brought in as the other side of a
+    disagreement, past the ranking.
+    """
+
+    signals: dict[str, SignalPart]
+    date_lift: float
+    fused_rank: int | None
+    rerank: SignalPart | None = None
+    contradicts: str | None = None
+
+
+@dataclass(frozen=True)
+class GraphAnswer:
+    """Records as nodes with their memories, references as edges, and whether the limit cut it.
+
+    An edge is `{from, to, rel, available}`; into a memory the reader may not read, only the target's
+    record id and `available: false`.
+    """
+
+    nodes: list[tuple[ReadRecord, dict[str, str]]]
+    edges: list[dict[str, Any]]
+    truncated: bool
+    degraded: list[str]
+
+
+@dataclass(frozen=True)
+class FilterLeaf:
+    """One condition: `field` is `type`, `attributes.<name>` or `time.<name>`."""
+
+    field: str
+    op: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class FilterGroup:
+    """`and` or `or` over filters."""
+
+    kind: Literal["and", "or"]
+    children: list[FilterLeaf | FilterGroup]
+
+
+FilterNode = FilterLeaf | FilterGroup
+
+
+@dataclass(frozen=True)
+class RecallAsk:
+    """A recall as asked: at least one signal, already checked."""
+
+    query: str | None = None
+    text: str | None = None
+    filters: FilterNode | None = None
+    types: list[str] | None = None
+    as_of: str | None = None
+    include: str = "active"
+    depth: int | None = None
+    limit: int = 10
+    rerank: bool | None = None  # None: the deployment's default (UHP_RECALL_RERANK)
+    explain: bool = False
+
+
+@dataclass(frozen=True)
+class GraphAsk:
+    """A graph read as asked."""
+
+    around: str | None = None
+    hops: int = 1
+    types: list[str] | None = None
+    limit: int = 100

@@ -1,0 +1,171 @@
+"""Records, their versions, drafts and changes, snapshots and files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Who wrote a version, stamped from the authenticated caller (or the provider itself)."""
+
+    kind: str
+    id: str
+    type: str | None = None
+    on_behalf_of: str | None = None
+    consolidation_id: str | None = None
+
+    @property
+    def payer(self) -> str | None:
+        """The principal whose quotas a version counts against; None: its root's only.
+
+        The member who wrote it, or the one the provider wrote it for (observe); a consolidation run's
+        version has no payer.
+        """
+        if self.kind == "member":
+            return f"member:{self.id}"
+        return self.on_behalf_of
+
+
+@dataclass(frozen=True)
+class RecordVersion:
+    """One version of a record, as stored; what a read returns is chosen from these."""
+
+    record_id: str
+    memory_id: str
+    type: str
+    title: str | None
+    content: list[dict[str, Any]]
+    attributes: dict[str, Any]
+    references: list[dict[str, Any]]
+    version: int
+    status: str
+    supersedes: int | None
+    valid_from: str | None
+    valid_to: str | None
+    written_at: int
+    invalidated_at: int | None
+    superseded_at: int | None
+    forgotten_at: int | None
+    writer: Writer
+    follows: dict[str, Any] | None = None
+
+    def state_at(self, instant: int | None) -> RecordVersion:
+        """The version as it stood at an instant: later closings are not yet visible."""
+        if instant is None:
+            return self
+        forgotten = self.forgotten_at is not None and self.forgotten_at <= instant
+        superseded = self.superseded_at is not None and self.superseded_at <= instant
+        status = "forgotten" if forgotten else "superseded" if superseded else "active"
+        closed = self.invalidated_at if (forgotten or superseded) else None
+        return replace(self, status=status, invalidated_at=closed)
+
+    def live_at(self, instant: int) -> bool:
+        """True when this was the record's current version at the instant."""
+        return self.written_at <= instant and (self.superseded_at is None or self.superseded_at > instant)
+
+
+@dataclass(frozen=True)
+class StoredRecord:
+    """A record with every one of its versions, oldest first."""
+
+    id: str
+    memory_id: str
+    current: int
+    versions: list[RecordVersion]
+
+    def latest(self) -> RecordVersion:
+        """The current version.
+
+        A read that races a revision can see the record's counter move before the new version is
+        matched; it then gets the newest version it did see (a revision's compare-and-set notices
+        and tries again).
+        """
+        found = next((v for v in self.versions if v.version == self.current), None)
+        return found if found is not None else max(self.versions, key=lambda v: v.version)
+
+    def at(self, instant: int | None) -> RecordVersion | None:
+        """The version current at an instant (None before the record existed)."""
+        if instant is None:
+            return self.latest()
+        live = [v for v in self.versions if v.live_at(instant)]
+        return live[-1].state_at(instant) if live else None
+
+
+@dataclass(frozen=True)
+class ReadRecord:
+    """A version as one reader sees it: references resolved with the reader's privileges.
+
+    `withheld` marks the answer to a writer who may not read: it names the record and nothing it says.
+    """
+
+    version: RecordVersion
+    references: list[dict[str, Any]]
+    withheld: bool = False
+
+
+@dataclass(frozen=True)
+class RecordDraft:
+    """A record as its writer states it, already checked against the chapter's shape and the bounds.
+
+    Content parts, attributes and references stay JSON-like: the chapter carries extension parts
+    unchanged, and attributes are free-form by design.
+    """
+
+    type: str = "fact"
+    title: str | None = None
+    content: list[dict[str, Any]] = field(default_factory=list)
+    attributes: dict[str, Any] = field(default_factory=dict)
+    references: list[dict[str, Any]] = field(default_factory=list)  # {rel, record_id}
+    valid_from: str | None = None
+    valid_to: str | None = None
+    follows: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class RecordChanges:
+    """A revision: the fields in `given` replace the current version's; the others are kept."""
+
+    given: frozenset[str]
+    title: str | None = None
+    content: list[dict[str, Any]] = field(default_factory=list)
+    attributes: dict[str, Any] = field(default_factory=dict)
+    references: list[dict[str, Any]] = field(default_factory=list)
+    valid_from: str | None = None
+    valid_to: str | None = None
+    noted: dict[str, Any] = field(default_factory=dict)  # added over the attributes the version keeps
+
+
+@dataclass(frozen=True)
+class Erasure:
+    """What an erase removed, and what it cannot reach by its nature (copies outside this provider).
+
+    `erased` is the records named, then those derived only from them that the caller may read.
+    """
+
+    erased: list[str]
+    unreachable: list[str]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A named instant of a memory (nothing is copied: the name and the server's clock)."""
+
+    id: str
+    memory_id: str
+    name: str
+    message: str
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """An uploaded file as its uploader is told: what was kept, not the bytes."""
+
+    id: str
+    filename: str
+    bytes: int
+    created_at_ms: int
+    purpose: str
+    media_type: str

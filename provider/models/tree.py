@@ -1,0 +1,106 @@
+"""The memory tree, its grants and harness memories, as services and access see them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from provider.models.access import Privilege
+
+
+@dataclass(frozen=True)
+class NodeFacts:
+    """What access needs to know of one memory: its place, its cutoff, the caller's own grants on it."""
+
+    id: str
+    parent_id: str | None
+    restricted: bool
+    granted: frozenset[str]
+    depth: int = 0
+
+
+@dataclass(frozen=True)
+class ScopeSizes:
+    """Read with a reach: each memory's record count (an upper bound), its records_version, the total.
+
+    Recall chooses how to search a scope from them without asking again.
+    """
+
+    records: dict[str, int] = field(default_factory=dict)
+    versions: dict[str, int] = field(default_factory=dict)
+    total: int = 0
+
+
+@dataclass(frozen=True)
+class MemoryNode:
+    """A memory as stored."""
+
+    id: str
+    name: str
+    description: str
+    parent_id: str | None
+    restricted: bool
+    provider: str
+    created_at: int
+    updated_at: int
+    record_count: int = 0
+
+
+@dataclass(frozen=True)
+class MemoryView:
+    """A memory as one caller sees it."""
+
+    node: MemoryNode
+    privileges: frozenset[str]
+    ancestors: list[str]
+    visible_parent_id: str | None
+    visible_children: int
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A principal's privileges on one memory."""
+
+    id: str
+    memory_id: str
+    principal: str
+    privileges: frozenset[str]
+    implicit: bool = False
+
+
+@dataclass(frozen=True)
+class GrantView:
+    """A grant as listed on a memory: `inherited` when it sits on an ancestor."""
+
+    grant: Grant
+    inherited: bool
+
+
+@dataclass(frozen=True)
+class HarnessMemory:
+    """One memory a harness's agent holds a grant on, with its effective privileges."""
+
+    id: str
+    name: str | None
+    privileges: list[Privilege]
+    default: bool
+
+
+@dataclass(frozen=True)
+class HarnessMemories:
+    """What a harness's agent may work in: the memories it holds grants on, highest first."""
+
+    principal: str
+    default_memory_id: str | None
+    observe: Any
+    memories: list[HarnessMemory]
+
+
+@dataclass(frozen=True)
+class Harness:
+    """A harness and the member its agent runs as."""
+
+    id: str
+    name: str
+    member_id: str
+    principal: str

@@ -1,0 +1,38 @@
+"""The two vector slots a record carries and the deployment's state of them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Two vector slots on every Record and RecordVersion, each with its own vector index. A deployment
+# reads one (`active`) and, while it moves to another model, fills the other; see docs/MODELS.md.
+VECTOR_SLOTS: tuple[str, ...] = ("embedding", "embedding_b")
+
+
+VECTOR_INDEXES = {"embedding": "record_embedding", "embedding_b": "record_embedding_b"}
+
+
+Vectors = dict[str, list[float]]
+"""One text's vectors: slot property to the vector its slot's model made."""
+
+
+def other_slot(slot: str) -> str:
+    """The slot a move to another model fills."""
+    return VECTOR_SLOTS[1 - VECTOR_SLOTS.index(slot)]
+
+
+@dataclass(frozen=True)
+class VectorState:
+    """Which slot recall reads, which model fills each live slot, and which slot is being filled.
+
+    `recorded` is false on a database no model move has touched: the configured model in `embedding`.
+    """
+
+    active: str
+    models: dict[str, str]
+    filling: str | None = None
+    recorded: bool = False
+
+    @property
+    def active_model(self) -> str:
+        return self.models[self.active]
