@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from provider.models.records import RecordVersion
+from provider.models.records import RecordVersion, StoredRecord
 from provider.models.vectors import Vectors
 
 
@@ -50,3 +50,6 @@ class RestoreSummary:
     present: ArchiveCounts = field(default_factory=ArchiveCounts)
     withheld: bool = False
     embed_reason: EmbedReason | None = None
+
+
+PagedRecord = tuple[StoredRecord, int, list[list[float] | None]]

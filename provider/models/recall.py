@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -107,3 +108,65 @@ class GraphAsk:
     hops: int = 1
     types: list[str] | None = None
     limit: int = 100
+
+
+WORD = re.compile(r"\w", re.UNICODE)
+
+
+TEXT_WORDS = 64  # words of a full-text search that reach Lucene
+
+
+Hit = tuple[str, str, float | None]
+
+
+def words_cut(text: str) -> bool:
+    """True when full text uses only the first TEXT_WORDS words (recall reports it in `degraded`)."""
+    return sum(1 for word in text.split() if WORD.search(word)) > TEXT_WORDS
+
+
+@dataclass(frozen=True)
+class WordHolder:
+    """A record in scope holding some of a search's words: which (their indexes), and its length."""
+
+    record_id: str
+    memory_id: str
+    length: int  # characters of its title and words
+    words: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class WordMatches:
+    """A full-text search counted in the scope: per word how many records hold it, and the holders."""
+
+    holding: list[int]
+    found: list[WordHolder]
+    capped: bool  # a word had more holders than its share of the fetch: its count is a floor
+
+
+@dataclass(frozen=True)
+class ScopeSize:
+    """Records in the scope (an upper bound), in the store, and each memory's records_version."""
+
+    in_scope: int
+    total: int
+    versions: dict[str, int]
+
+
+@dataclass(frozen=True)
+class HistoryRanking:
+    """A history read's top hits per signal, ranked in Neo4j, and whether its window left versions out."""
+
+    meaning: list[Hit]
+    words: list[Hit]
+    newest: list[Hit]
+    cut: bool
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What tells whether two candidates speak of the same thing, and which of them is later."""
+
+    type: str
+    speaker: str | None
+    at: int
+    vector: list[float]

@@ -104,3 +104,22 @@ class Harness:
     name: str
     member_id: str
     principal: str
+
+
+@dataclass(frozen=True)
+class MemoryFacts:
+    """One memory, the chain above it (root first, ending with itself) and its direct children."""
+
+    node: MemoryNode
+    chain: list[NodeFacts]
+    children: list[NodeFacts]
+
+
+@dataclass(frozen=True)
+class ReachFacts:
+    """The chain above a memory (root first, ending with itself) and its subtree within a depth."""
+
+    chain: list[NodeFacts]
+    below: list[NodeFacts]
+    names: dict[str, str]
+    sizes: ScopeSizes = field(default_factory=ScopeSizes)

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from provider.models import RecordVersion, RestoredRecord, StoredRecord, UsageLimits
+from provider.models import PagedRecord, RecordVersion, RestoredRecord, StoredRecord, UsageLimits
 from provider.store.driver import Neo4jStore, Row
 from provider.store.records import charge_of, record_properties, version_from, version_properties
 from provider.store.usage import Charge, Neo4jUsageStore
-
-PagedRecord = tuple[StoredRecord, int, list[list[float] | None]]
 
 
 class Neo4jArchiveStore:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from provider.errors import UnavailableError
 from provider.ids import now_ms
-from provider.models import MemoryNode, NodeFacts, ScopeSizes, UsageLimits
+from provider.models import MemoryFacts, MemoryNode, NodeFacts, ReachFacts, ScopeSizes, UsageLimits
 from provider.store.driver import Neo4jStore, Row
 from provider.store.usage import Charge, Neo4jUsageStore
 
@@ -20,25 +19,6 @@ MOVE_ATTEMPTS = 20
 
 def _granted(lists: list[list[str]] | None) -> frozenset[str]:
     return frozenset(p for privileges in lists or [] for p in privileges)
-
-
-@dataclass(frozen=True)
-class MemoryFacts:
-    """One memory, the chain above it (root first, ending with itself) and its direct children."""
-
-    node: MemoryNode
-    chain: list[NodeFacts]
-    children: list[NodeFacts]
-
-
-@dataclass(frozen=True)
-class ReachFacts:
-    """The chain above a memory (root first, ending with itself) and its subtree within a depth."""
-
-    chain: list[NodeFacts]
-    below: list[NodeFacts]
-    names: dict[str, str]
-    sizes: ScopeSizes = field(default_factory=ScopeSizes)
 
 
 def _chain(row: Row) -> list[NodeFacts]:

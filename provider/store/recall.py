@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
-from provider.models import VECTOR_INDEXES, RecordVersion
+from provider.models import (
+    TEXT_WORDS,
+    VECTOR_INDEXES,
+    WORD,
+    HistoryRanking,
+    Hit,
+    RecordVersion,
+    ScopeSize,
+    Subject,
+    WordHolder,
+    WordMatches,
+)
 from provider.store.driver import Neo4jStore
 from provider.store.records import version_from
 from provider.store.vector_cache import VectorCache
 
 LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
-WORD = re.compile(r"\w", re.UNICODE)
 SCOPE_CLAUSE_MAX = 400
-TEXT_WORDS = 64  # words of a full-text search that reach Lucene
 # Measured (bench/filtered_ann.py, 100,000 records, 2 cores): an exact scan costs ~15-30 us a record
 # (4,000: ~60 ms; 15,000: ~250 ms), an index search with exact re-ranking 20-40 ms at recall@10 1.0.
 EXACT_MAX_RECORDS = 5_000
@@ -22,8 +30,6 @@ INDEX_FETCH_MAX = 10_000
 # A round trip costs more than a larger fetch (20,000 records: fetch 80 ~26 ms, 1,280 ~29 ms, 10,000
 # ~41 ms), so an over-fetch that came back short grows steeply: 80, 1,280, then the cap.
 FETCH_GROWTH = 16
-
-Hit = tuple[str, str, float | None]
 
 
 def lucene_terms(text: str) -> list[str]:
@@ -33,11 +39,6 @@ def lucene_terms(text: str) -> list[str]:
     """
     escaped = [LUCENE_SPECIAL.sub(r"\\\1", word) for word in text.split() if WORD.search(word)]
     return ['"' + word + '"' for word in escaped[:TEXT_WORDS]]
-
-
-def words_cut(text: str) -> bool:
-    """True when full text uses only the first TEXT_WORDS words (recall reports it in `degraded`)."""
-    return sum(1 for word in text.split() if WORD.search(word)) > TEXT_WORDS
 
 
 def cosine_from_neo4j(score: float) -> float:
@@ -53,54 +54,6 @@ def lucene_query(terms: list[str], scope: list[str]) -> str:
         ids = " ".join(f'"{memory_id}"' for memory_id in scope)
         query += f" +search_memory:({ids})"
     return query
-
-
-@dataclass(frozen=True)
-class WordHolder:
-    """A record in scope holding some of a search's words: which (their indexes), and its length."""
-
-    record_id: str
-    memory_id: str
-    length: int  # characters of its title and words
-    words: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class WordMatches:
-    """A full-text search counted in the scope: per word how many records hold it, and the holders."""
-
-    holding: list[int]
-    found: list[WordHolder]
-    capped: bool  # a word had more holders than its share of the fetch: its count is a floor
-
-
-@dataclass(frozen=True)
-class ScopeSize:
-    """Records in the scope (an upper bound), in the store, and each memory's records_version."""
-
-    in_scope: int
-    total: int
-    versions: dict[str, int]
-
-
-@dataclass(frozen=True)
-class HistoryRanking:
-    """A history read's top hits per signal, ranked in Neo4j, and whether its window left versions out."""
-
-    meaning: list[Hit]
-    words: list[Hit]
-    newest: list[Hit]
-    cut: bool
-
-
-@dataclass(frozen=True)
-class Subject:
-    """What tells whether two candidates speak of the same thing, and which of them is later."""
-
-    type: str
-    speaker: str | None
-    at: int
-    vector: list[float]
 
 
 class Neo4jRecallStore:

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from provider.models import Hit
 from provider.store.driver import Neo4jStore
 
-Hit = tuple[str, str, float | None]
 ASKED_MAX = 10_000  # memories whose question count is kept (about 1 MB)
 Matrix = npt.NDArray[np.float32]
 

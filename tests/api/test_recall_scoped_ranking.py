@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
+from provider.models import WordHolder, WordMatches
 from provider.services.recall.words import scoped_bm25
-from provider.store.recall import WordHolder, WordMatches
 from tests.api.lifecycle_support import observe
 from tests.api.recall_support import recall
 from tests.api.records_support import lab_on

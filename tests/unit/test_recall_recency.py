@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from provider.models import Subject
 from provider.services.recall.fusion import Fused
 from provider.services.recall.recency import newer_first
-from provider.store.recall import Subject
 
 NEAR = [1.0, 0.0, 0.0]
 NEAR_TOO = [0.9, 0.3, 0.0]  # cosine 0.95 with NEAR

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 import numpy as np
 import numpy.typing as npt
 
+from provider.models import Subject
 from provider.services.recall.fusion import Fused
-from provider.store.recall import Subject
 
 # How far above the earlier record the later one lands: enough to order them, too little to pass a third.
 NUDGE = 1e-9

@@ -9,6 +9,7 @@ from typing import Any
 from provider import access, ids, tracing
 from provider.errors import RerankerUnavailableError
 from provider.models import (
+    TEXT_WORDS,
     Caller,
     Explanation,
     MemoryView,
@@ -16,6 +17,8 @@ from provider.models import (
     RecallAnswer,
     RecallAsk,
     RecordVersion,
+    ScopeSize,
+    words_cut,
 )
 from provider.services.recall.dates import named_period
 from provider.services.recall.filters import compile_filters
@@ -27,7 +30,7 @@ from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 from provider.services.vectors import VectorModels
-from provider.store.recall import TEXT_WORDS, Neo4jRecallStore, ScopeSize, words_cut
+from provider.store.recall import Neo4jRecallStore
 
 SIGNALS = ("query", "text", "filters")
 # The question's vector, being computed since the request was authenticated.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 
-from provider.store.recall import WordMatches
+from provider.models import WordMatches
 
 APOSTROPHES = "'\u2019"
 WORD = re.compile(rf"[^\W_]+(?:[{APOSTROPHES}][^\W_]+)*", re.UNICODE)

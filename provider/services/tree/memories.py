@@ -9,8 +9,8 @@ from typing import TypeVar
 
 from provider import access, ids
 from provider.errors import ConflictError, MemoryInvalidError, MemoryNotFoundError
-from provider.models import Caller, MemoryView, NodeFacts, Page, ScopeSizes
-from provider.store.memories import MemoryFacts, Neo4jMemoryStore, ReachFacts
+from provider.models import Caller, MemoryFacts, MemoryView, NodeFacts, Page, ReachFacts, ScopeSizes
+from provider.store.memories import Neo4jMemoryStore
 
 MAX_PAGE = 100
 T = TypeVar("T")
