@@ -26,8 +26,8 @@ from typing import Any
 from bench.corpus import items
 from bench.embeddings import percentile
 from bench.service import bench_settings
-from provider.api.app import build_services
 from provider.cli_import import BulkImporter
+from provider.composition import build_services
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from provider.models import Caller

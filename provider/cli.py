@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from provider.api.app import build_services
 from provider.cli_import import BulkImporter
+from provider.composition import build_services
 from provider.config import Settings
 from provider.embeddings import Embedder, configured_embedder
 from provider.errors import MemberNotFoundError, ProviderError

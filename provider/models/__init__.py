@@ -17,7 +17,7 @@ from provider.models.archive import ArchiveCounts, EmbedReason, PagedRecord, Res
 from provider.models.lifecycle import ConsolidationRun, JobState, OperationAsk, OperationOutcome, Primer
 from provider.models.pages import Page, T
 from provider.models.principals import ApiKey, IssuedKey, Membership, Principal, Usage, UsageLimits
-from provider.models.queries import LANGUAGE, FreeQuery, NamedQuery, QueryRows
+from provider.models.queries import LANGUAGE, FreeQuery, NamedQuery, Projection, QueryRows, Reference
 from provider.models.recall import (
     TEXT_WORDS,
     WORD,
@@ -108,6 +108,7 @@ __all__ = [
     "Primer",
     "Principal",
     "Privilege",
+    "Projection",
     "QueryRows",
     "ReachFacts",
     "ReadRecord",
@@ -116,6 +117,7 @@ __all__ = [
     "RecordChanges",
     "RecordDraft",
     "RecordVersion",
+    "Reference",
     "RestoreSummary",
     "RestoredRecord",
     "ScopeSize",

@@ -11,8 +11,8 @@ from __future__ import annotations
 from itertools import groupby
 from typing import Any
 
+from provider.models import Projection, Reference
 from provider.store.catalogue import statement
-from provider.store.projection import Projection, Reference
 
 Step = tuple[str, dict[str, Any]]
 LOAD_BATCH = 2000
@@ -86,3 +86,8 @@ def warm_up_projection(records: int = WARM_UP_RECORDS) -> Projection:
     projection.references.append(Reference("hrec_warm000000", "hrec_gone", "about", 1))
     projection.stubs = ["hrec_gone"]
     return projection
+
+
+def records_by_id_statement() -> str:
+    """The statement reading records of a sandbox's copy by id: the fence checks who wrote a row."""
+    return statement("sandbox_records_by_id")

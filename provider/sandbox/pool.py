@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from provider.errors import UnavailableError
+from provider.models import Projection
 from provider.sandbox import load as sandbox_load
 from provider.sandbox.client import Plan, SandboxClient, SandboxResult, ScopeGoneError
-from provider.store.projection import Projection
 
 log = logging.getLogger("provider.sandbox")
 # Readiness waits this long for the service's health: a hung sandbox must not hold /readyz callers.

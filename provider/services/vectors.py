@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from provider.embeddings import Embedder
 from provider.errors import UnavailableError
 from provider.models import Vectors, VectorState
-from provider.store.vector_state import Neo4jVectorStateStore
 
 Loader = Callable[[str], Embedder]
 """Builds and loads the embedder of a model by name (blocking: it runs in a worker thread)."""
@@ -24,12 +24,18 @@ Batching = Callable[[Embedder], Embedder]
 """Puts an embedder behind the batcher that shares its model calls (embeddings.BatchedEmbedder)."""
 
 
+class VectorStateReads(Protocol):
+    """The port: the deployment's recorded vector state (provider/store/vector_state.py)."""
+
+    async def read(self) -> VectorState | None: ...
+
+
 class VectorModels:
     """The configured embedder, any other model the database's slots name, and the slots themselves."""
 
     def __init__(
         self,
-        state: Neo4jVectorStateStore,
+        state: VectorStateReads,
         configured: Embedder,
         configured_name: str,
         load: Loader | None = None,

@@ -2,43 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from provider.models import Projection, Reference
 from provider.store.driver import Neo4jStore, Row
-
-
-@dataclass(frozen=True)
-class Reference:
-    """A reference as the copy holds it: to a record of the scope, or to an id-only stub."""
-
-    source: str
-    target: str
-    rel: str
-    position: int
-
-
-@dataclass
-class Projection:
-    """Everything the sandbox holds for one scope, in a fixed order (so a load is deterministic)."""
-
-    memories: list[dict[str, Any]] = field(default_factory=list)
-    records: list[dict[str, Any]] = field(default_factory=list)  # by memory, then id
-    references: list[Reference] = field(default_factory=list)
-    stubs: list[str] = field(default_factory=list)
-
-    @property
-    def stub_references(self) -> list[Reference]:
-        """References whose target is outside the scope."""
-        stubbed = set(self.stubs)
-        return [r for r in self.references if r.target in stubbed]
-
-    @property
-    def inner_references(self) -> list[Reference]:
-        """References between records of the scope."""
-        stubbed = set(self.stubs)
-        return [r for r in self.references if r.target not in stubbed]
-
 
 FIELDS = (
     "id", "memory_id", "type", "title", "text", "status", "version", "created_at", "updated_at", "written_at",

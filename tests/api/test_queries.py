@@ -32,9 +32,9 @@ from provider.api.app import create_app
 from provider.client import MemoryClient
 from provider.config import Settings
 from provider.embeddings import Embedder
+from provider.models import Projection
 from provider.sandbox.load import warm_up_projection
 from provider.sandbox.pool import SandboxPool, copy_key
-from provider.store.projection import Projection
 from tests import sandboxes
 from tests.api.lifecycle_support import erase
 from tests.api.records_support import Lab, Reply, assert_error, ok, validate

@@ -22,9 +22,9 @@ from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder
 from provider.errors import MemoryInvalidError
+from provider.models import Projection
 from provider.sandbox import load as sandbox_load
 from provider.sandbox.pool import SandboxPool
-from provider.store.projection import Projection
 from tests import sandboxes
 from tests.api.records_support import Lab, assert_error, ok
 from tests.conftest import Admin, Member

@@ -16,7 +16,7 @@ import pytest
 from neo4j import AsyncGraphDatabase
 from pydantic import ValidationError
 
-from provider.api.app import build_services
+from provider.composition import build_services
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder, build_embedder, onnx_embedder
 from provider.model_files import (

@@ -11,10 +11,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from provider.api.deps import Services
 from provider.api.mcp import catalog
 from provider.api.mcp.arguments import Arguments, arguments
 from provider.api.mcp.standing import standing
+from provider.composition import Services
 from provider.errors import MemoryInvalidError, MemoryNotFoundError
 from provider.models import Caller
 from provider.protocol.answers.lifecycle import OperationResultOut

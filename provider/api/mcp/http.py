@@ -17,8 +17,8 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from provider.api.deps import Services
 from provider.api.mcp.server import Context, MemoryTools
+from provider.composition import Services
 from provider.config import Settings
 from provider.errors import AuthenticationError, UnavailableError
 from provider.models import Caller

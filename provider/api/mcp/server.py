@@ -20,11 +20,11 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from provider import __version__, tracing
-from provider.api.deps import Services
 from provider.api.mcp import catalog
 from provider.api.mcp.calls import prepared, serves
 from provider.api.mcp.fence import fenced_off_loop
 from provider.api.mcp.standing import RULES, instructions, standing
+from provider.composition import Services
 from provider.errors import MemoryNotFoundError, ProviderError
 from provider.models import Caller
 from provider.protocol.wire import use_limits

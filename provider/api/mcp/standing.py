@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from provider.api.deps import Services
 from provider.api.mcp.fence import fenced
+from provider.composition import Services
 from provider.errors import MemoryInvalidError
 from provider.models import Caller, MemoryView, Page, ordered_privileges
 

@@ -19,8 +19,8 @@ from mcp.server.stdio import stdio_server
 from pydantic import SecretStr
 
 from provider.api.app import create_app
-from provider.api.deps import Services
 from provider.api.mcp.server import Context, MemoryTools
+from provider.composition import Services
 from provider.config import Settings
 from provider.errors import ProviderError
 from provider.models import Caller

@@ -31,9 +31,9 @@ from provider.services.archive.format import (
     padding,
     version_entry,
 )
+from provider.services.archive.ports import ArchiveStorage
 from provider.services.tree.memories import TreeService
 from provider.services.vectors import VectorModels
-from provider.store.archive import Neo4jArchiveStore
 
 Progress = Callable[[ArchiveCounts], None]
 
@@ -62,7 +62,7 @@ class ExportPlan:
     reach: access.Reach
     tree: list[tuple[str, str | None]]
     withheld: bool
-    store: Neo4jArchiveStore
+    store: ArchiveStorage
     blobs: BlobStore
     page: int
     model: str  # the model that made the vectors of `slot`, named beside them in the archive
@@ -199,7 +199,7 @@ class ExportService:
     def __init__(
         self,
         tree: TreeService,
-        store: Neo4jArchiveStore,
+        store: ArchiveStorage,
         blobs: BlobStore,
         vectors: VectorModels,
         *,

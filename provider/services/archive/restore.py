@@ -34,10 +34,10 @@ from provider.services.archive.format import (
     invalid,
     manifest_of,
 )
+from provider.services.archive.ports import ArchiveStorage
 from provider.services.archive.writing import RecordWriter
 from provider.services.tree.memories import TreeService
 from provider.services.vectors import VectorModels
-from provider.store.archive import Neo4jArchiveStore
 
 Progress = Callable[[ArchiveCounts], None]
 
@@ -85,7 +85,7 @@ class RestoreService:
     def __init__(
         self,
         tree: TreeService,
-        store: Neo4jArchiveStore,
+        store: ArchiveStorage,
         blobs: BlobStore,
         vectors: VectorModels,
         *,
@@ -145,7 +145,7 @@ class _FileGuard:
     """Which existing files the caller may read, asked through the access module."""
 
     tree: TreeService
-    store: Neo4jArchiveStore
+    store: ArchiveStorage
     caller: Caller
 
     async def readable(self, file_ids: list[str]) -> dict[str, tuple[str, bool]]:

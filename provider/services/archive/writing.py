@@ -14,9 +14,9 @@ from typing import Any
 from provider.errors import RestoreClashError
 from provider.models import ArchiveCounts, RecordVersion, RestoredRecord, Vectors
 from provider.services.archive.format import invalid, unpacked, version_entry, version_of
+from provider.services.archive.ports import ArchiveStorage
 from provider.services.records.attributes import words_of
 from provider.services.vectors import VectorModels
-from provider.store.archive import Neo4jArchiveStore
 
 Vector = list[float] | None
 Carried = tuple[str | None, list[Vector]]  # the model that made the carried vectors, one per version
@@ -28,7 +28,7 @@ class RecordWriter:
 
     def __init__(
         self,
-        store: Neo4jArchiveStore,
+        store: ArchiveStorage,
         vectors: VectorModels,
         keep_carried: bool,
         created: ArchiveCounts,

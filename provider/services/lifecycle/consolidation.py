@@ -17,14 +17,13 @@ from provider.errors import (
     ProviderError,
 )
 from provider.models import Caller, ConsolidationRun, RecordVersion, Writer
+from provider.services.lifecycle.ports import ConsolidationStorage, RecordStorage
 from provider.services.lifecycle.rules import decide
 from provider.services.records import attributes as kinds
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 from provider.services.types.catalog import ENTITY_TYPES
 from provider.services.vectors import VectorModels
-from provider.store.consolidations import Neo4jConsolidationStore
-from provider.store.records import Neo4jRecordStore
 
 
 @dataclass
@@ -107,10 +106,10 @@ class ConsolidationService:
     def __init__(
         self,
         tree: TreeService,
-        runs: Neo4jConsolidationStore,
+        runs: ConsolidationStorage,
         records: RecordService,
         *,
-        record_store: Neo4jRecordStore,
+        record_store: RecordStorage,
         vectors: VectorModels,
         provider_id: str,
         threshold: float,

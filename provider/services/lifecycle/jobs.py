@@ -19,11 +19,10 @@ from provider.errors import JobNotFoundError, ProviderError
 from provider.fairness import FairGate, current_principal
 from provider.models import Caller, JobState, ReadRecord, RecordDraft
 from provider.services.lifecycle.observe import ObserveService
+from provider.services.lifecycle.ports import JobStorage, RecordStorage
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
-from provider.store.jobs import Neo4jJobStore
-from provider.store.records import Neo4jRecordStore
 
 log = logging.getLogger("provider.jobs")
 KEEP_MS = 48 * 3600 * 1000
@@ -73,9 +72,9 @@ class ObserveJobs:
         tree: TreeService,
         observe: ObserveService,
         records: RecordService,
-        jobs: Neo4jJobStore,
+        jobs: JobStorage,
         *,
-        record_store: Neo4jRecordStore,
+        record_store: RecordStorage,
         references: ReferenceResolver,
         lease_ms: int,
         concurrent: int = 2,

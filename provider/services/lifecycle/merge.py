@@ -18,14 +18,12 @@ from provider import ids
 from provider.errors import MemoryInvalidError, UnavailableError
 from provider.models import RecordVersion, StoredRecord, Writer
 from provider.services.lifecycle.consolidation import Run
+from provider.services.lifecycle.ports import ConsolidationStorage, EntityStorage, RecordStorage
 from provider.services.records import attributes as kinds
 from provider.services.records.service import RecordService
 from provider.services.types.catalog import ADDED
 from provider.services.types.names import folded
 from provider.services.vectors import VectorModels
-from provider.store.consolidations import Neo4jConsolidationStore
-from provider.store.entities import Neo4jEntityStore
-from provider.store.records import Neo4jRecordStore
 
 MERGED_INTO = "merged_into"
 UNIONED = ("emails", "phones", "handles", "domains")
@@ -111,10 +109,10 @@ class EntityMerger:
     def __init__(
         self,
         records: RecordService,
-        entities: Neo4jEntityStore,
-        runs: Neo4jConsolidationStore,
+        entities: EntityStorage,
+        runs: ConsolidationStorage,
         *,
-        record_store: Neo4jRecordStore,
+        record_store: RecordStorage,
         vectors: VectorModels,
         reference_cap: int,
     ):

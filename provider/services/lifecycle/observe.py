@@ -15,19 +15,19 @@ from typing import Any
 
 from provider import access, ids
 from provider.models import Caller, ReadRecord, RecordDraft, Writer
+from provider.services.lifecycle.ports import RecordStorage
 from provider.services.records import content as rules
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 from provider.services.types.catalog import ENTITY_TYPES
 from provider.services.types.names import NameMatcher
-from provider.store.records import Neo4jRecordStore
 
 
 class ObserveService:
     """Needs write; answers 200 with the episodes it kept (derivation runs at write time)."""
 
     def __init__(
-        self, tree: TreeService, records: RecordService, record_store: Neo4jRecordStore, provider_id: str
+        self, tree: TreeService, records: RecordService, record_store: RecordStorage, provider_id: str
     ):
         self.tree = tree
         self.records = records

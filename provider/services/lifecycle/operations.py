@@ -16,11 +16,11 @@ from provider.errors import MemoryInvalidError, MemoryUnsupportedError, RecordNo
 from provider.models import Caller, OperationAsk, OperationOutcome, ReadRecord, StoredRecord
 from provider.services.lifecycle.consolidation import ConsolidationService
 from provider.services.lifecycle.merge import EntityMerger
+from provider.services.lifecycle.ports import RecordStorage
 from provider.services.records.service import RecordService, writer_of
 from provider.services.tree.memories import TreeService
 from provider.services.types import catalog
 from provider.services.types.names import IDENTIFYING, names_of, primary_name
-from provider.store.records import Neo4jRecordStore
 
 UNKNOWN_RECORD = "No record with that id is in this memory."
 
@@ -43,7 +43,7 @@ class TypeService:
         records: RecordService,
         consolidation: ConsolidationService,
         merger: EntityMerger,
-        record_store: Neo4jRecordStore,
+        record_store: RecordStorage,
     ):
         self.record_store = record_store
         self.tree = tree

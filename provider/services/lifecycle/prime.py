@@ -8,9 +8,9 @@ from typing import Any
 from provider import ids
 from provider.model_files import TokenCounter
 from provider.models import Caller, Primer, RecordVersion
+from provider.services.lifecycle.ports import RecordStorage
 from provider.services.records.content import words_of
 from provider.services.tree.memories import TreeService
-from provider.store.records import Neo4jRecordStore
 
 MAX_STANDING = 500
 
@@ -34,7 +34,7 @@ TOKENIZER = "all-MiniLM-L6-v2 wordpiece"  # what counts a budget's tokens, named
 class PrimeService:
     """Reads what a memory marks as always relevant; the caller decides where to put it."""
 
-    def __init__(self, tree: TreeService, records: Neo4jRecordStore, tokens: TokenCounter):
+    def __init__(self, tree: TreeService, records: RecordStorage, tokens: TokenCounter):
         self.tree = tree
         self.records = records
         self.tokens = tokens

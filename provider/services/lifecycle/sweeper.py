@@ -18,9 +18,9 @@ from provider import ids
 from provider.blobs import BlobStore
 from provider.services.lifecycle.consolidation import ConsolidationService
 from provider.services.lifecycle.jobs import ObserveJobs
+from provider.services.lifecycle.ports import RecordStorage
 from provider.services.records.files import FileService
 from provider.services.records.idempotency import KEEP_MS, IdempotencyService
-from provider.store.records import Neo4jRecordStore
 
 log = logging.getLogger("provider.sweeper")
 UPLOAD_GRACE_SECONDS = 3600.0  # a staged upload older than this has no live request behind it
@@ -51,7 +51,7 @@ class Sweeper:
         files: FileService,
         blobs: BlobStore,
         jobs: ObserveJobs,
-        records: Neo4jRecordStore,
+        records: RecordStorage,
         lease_ms: int,
         interval_seconds: float,
     ):

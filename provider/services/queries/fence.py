@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from provider.models import Writer
+from provider.sandbox.load import records_by_id_statement
 from provider.sandbox.pool import Sandbox
-from provider.store.catalogue import statement
 
 Record = dict[str, Any]
 
@@ -86,7 +86,7 @@ async def written_by(sandbox: Sandbox, rows: list[list[Any]], timeout_ms: int) -
     if not wanted:
         return [[] for _ in rows]
     found = await sandbox.run(
-        statement("sandbox_records_by_id"), {"ids": wanted}, timeout_ms=timeout_ms, row_cap=len(wanted)
+        records_by_id_statement(), {"ids": wanted}, timeout_ms=timeout_ms, row_cap=len(wanted)
     )
     if found.timed_out:
         return None

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from provider import access, ids, metrics
-from provider.config import Settings
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError
 from provider.models import (
     LANGUAGE,
@@ -38,13 +37,10 @@ from provider.services.queries.named import (
     definition_of,
     from_row,
 )
+from provider.services.queries.ports import NamedQueryStorage, ProjectionStorage, RecordReads
 from provider.services.records.references import ReferenceResolver
 from provider.services.schemas import params as params_schema
 from provider.services.tree.memories import TreeService
-from provider.store.driver import Neo4jStore
-from provider.store.named_queries import Neo4jNamedQueryStore
-from provider.store.projection import Neo4jProjectionStore
-from provider.store.recall import Neo4jRecallStore
 
 log = logging.getLogger("provider.queries")
 VETTED = 1024  # statement texts whose EXPLAIN passed the plan check, most recent kept
@@ -67,7 +63,7 @@ class QueryService:
     def __init__(
         self,
         tree: TreeService,
-        stores: tuple[Neo4jProjectionStore, Neo4jNamedQueryStore, Neo4jRecallStore],
+        stores: tuple[ProjectionStorage, NamedQueryStorage, RecordReads],
         references: ReferenceResolver,
         pool: SandboxPool | None,
         *,
@@ -84,31 +80,6 @@ class QueryService:
         self.gate = gate
         self.prestart = prestart  # warm the sandbox at start rather than on the first query
         self._vetted: OrderedDict[str, None] = OrderedDict()
-
-    @classmethod
-    def from_settings(
-        cls, settings: Settings, tree: TreeService, store: Neo4jStore, references: ReferenceResolver
-    ) -> QueryService:
-        """The service as the settings describe it; no I/O (sandboxes start on `start` or first use)."""
-        pool = None
-        # The sandbox is a service of its own (compose, scripts/serve, or UHP_QUERY_SANDBOX_URL): with
-        # no URL, queries are declared off; nothing here starts a JVM.
-        if settings.query_sandbox and settings.query_sandbox_url is None:
-            log.warning("no UHP_QUERY_SANDBOX_URL: named and free queries are off")
-        if settings.query_sandbox and settings.query_sandbox_url is not None:
-            pool = SandboxPool(settings.query_sandbox_url, settings.query_sandbox_token.get_secret_value())
-        limits = QueryLimits(
-            timeout_ms=settings.query_timeout_ms,
-            row_cap=settings.query_row_cap,
-            answer_bytes=settings.query_answer_bytes,
-            subtree_cap=settings.subtree_cap,
-            max_records=settings.query_max_records,
-        )
-        stores = (Neo4jProjectionStore(store), Neo4jNamedQueryStore(store), Neo4jRecallStore(store))
-        prestart = settings.query_sandbox_prestart
-        if prestart is None:
-            prestart = settings.environment == "production"
-        return cls(tree, stores, references, pool, limits=limits, prestart=prestart)
 
     def capabilities(self) -> dict[str, Any]:
         """Named queries and free Cypher need the sandbox; without it neither is declared."""

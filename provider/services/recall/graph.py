@@ -7,11 +7,10 @@ from typing import Any
 from provider import access
 from provider.errors import RecordNotFoundError
 from provider.models import Caller, GraphAnswer, GraphAsk
+from provider.services.recall.ports import GraphStorage, RecallStorage
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
-from provider.store.graph import Neo4jGraphStore
-from provider.store.recall import Neo4jRecallStore
 
 
 class GraphService:
@@ -20,8 +19,8 @@ class GraphService:
     def __init__(
         self,
         tree: TreeService,
-        graph: Neo4jGraphStore,
-        recall: Neo4jRecallStore,
+        graph: GraphStorage,
+        recall: RecallStorage,
         records: RecordService,
         references: ReferenceResolver,
         *,

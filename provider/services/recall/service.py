@@ -23,6 +23,7 @@ from provider.models import (
 from provider.services.recall.dates import named_period
 from provider.services.recall.filters import compile_filters
 from provider.services.recall.fusion import Fused, fuse, fuse_scores
+from provider.services.recall.ports import RecallStorage
 from provider.services.recall.recency import newer_first
 from provider.services.recall.rerank import Reranker, reorder
 from provider.services.recall.words import query_words, scoped_bm25
@@ -30,7 +31,6 @@ from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 from provider.services.vectors import VectorModels
-from provider.store.recall import Neo4jRecallStore
 
 SIGNALS = ("query", "text", "filters")
 # The question's vector, being computed since the request was authenticated.
@@ -43,7 +43,7 @@ class RecallService:
     def __init__(
         self,
         tree: TreeService,
-        recall: Neo4jRecallStore,
+        recall: RecallStorage,
         records: RecordService,
         references: ReferenceResolver,
         vectors: VectorModels,

@@ -11,9 +11,9 @@ from provider import ids
 from provider.errors import RecordNotFoundError
 from provider.models import Caller, Erasure
 from provider.services.records.files import FileService
+from provider.services.records.ports import RecordStorage
 from provider.services.records.references import ReferenceResolver
 from provider.services.tree.memories import TreeService
-from provider.store.records import Neo4jRecordStore
 
 # What stays behind after an erase, outside the provider's reach until time passes. Each entry is
 # true of this deployment: the local server and the compose file configure both to rotate.
@@ -28,7 +28,7 @@ class EraseService:
     """Needs delete on the memory; never an agent tool (the tool list leaves it out)."""
 
     def __init__(
-        self, tree: TreeService, records: Neo4jRecordStore, files: FileService, references: ReferenceResolver
+        self, tree: TreeService, records: RecordStorage, files: FileService, references: ReferenceResolver
     ):
         self.tree = tree
         self.records = records

@@ -17,7 +17,7 @@ from provider.errors import (
     QuotaExhaustedError,
 )
 from provider.models import Caller, StoredFile
-from provider.store.files import Neo4jFileStore
+from provider.services.records.ports import FileStorage
 
 ORPHAN_BATCH = 100  # files one step of the orphan sweep checks against every record version
 ORPHAN_BATCHES = 10  # steps of one sweep pass at most; what is left waits for the next pass
@@ -63,7 +63,7 @@ class FileQuota:
 class FileService:
     """Bytes go to the blob store; records name files by id and we fill in name, type and size."""
 
-    def __init__(self, files: Neo4jFileStore, blobs: BlobStore, media: list[str], quota: FileQuota):
+    def __init__(self, files: FileStorage, blobs: BlobStore, media: list[str], quota: FileQuota):
         self.files = files
         self.blobs = blobs
         self.media = media

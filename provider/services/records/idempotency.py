@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from provider import ids
 from provider.errors import ConflictError, MemoryInvalidError, ProviderError
-from provider.store.idempotency import Neo4jIdempotencyStore
+from provider.services.records.ports import IdempotencyStorage
 
 KEEP_MS = 48 * 3600 * 1000
 POLL_SECONDS = 0.05
@@ -53,7 +53,7 @@ def digest(*parts: bytes | str) -> str:
 class IdempotencyService:
     """Claims, leases, replays and sweeps keys."""
 
-    def __init__(self, keys: Neo4jIdempotencyStore, *, lease_ms: int = 30_000, wait_seconds: float = 30.0):
+    def __init__(self, keys: IdempotencyStorage, *, lease_ms: int = 30_000, wait_seconds: float = 30.0):
         self.keys = keys
         self.lease_ms = lease_ms
         self.wait_seconds = wait_seconds

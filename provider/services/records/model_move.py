@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from provider.models import VECTOR_INDEXES, VectorState, other_slot
+from provider.services.records.ports import VectorStateStorage
 from provider.services.vectors import VectorModels
-from provider.store.vector_state import Neo4jVectorStateStore
 
 
 @dataclass
@@ -39,7 +39,7 @@ class ModelMove:
 
     def __init__(
         self,
-        state: Neo4jVectorStateStore,
+        state: VectorStateStorage,
         vectors: VectorModels,
         *,
         settle_seconds: float,

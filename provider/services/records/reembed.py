@@ -11,9 +11,9 @@ import time
 from typing import TextIO
 
 from provider.models import Caller
+from provider.services.records.ports import RecordStorage
 from provider.services.tree.memories import TreeService
 from provider.services.vectors import VectorModels
-from provider.store.records import Neo4jRecordStore
 
 
 class Reembedder:
@@ -22,7 +22,7 @@ class Reembedder:
     def __init__(
         self,
         tree: TreeService,
-        records: Neo4jRecordStore,
+        records: RecordStorage,
         vectors: VectorModels,
         *,
         batch_size: int = 256,

@@ -8,14 +8,14 @@ from typing import Any
 from provider import access
 from provider.errors import MemoryInvalidError
 from provider.models import Caller, ReadRecord, RecordDraft, RecordVersion
+from provider.services.records.ports import RecordStorage
 from provider.services.tree.memories import TreeService
-from provider.store.records import Neo4jRecordStore
 
 
 class ReferenceResolver:
     """Writing a reference needs no read on its target; reading one does."""
 
-    def __init__(self, tree: TreeService, records: Neo4jRecordStore):
+    def __init__(self, tree: TreeService, records: RecordStorage):
         self.tree = tree
         self.records = records
 

@@ -27,10 +27,10 @@ from provider.models import (
 )
 from provider.services.records import attributes as kinds
 from provider.services.records.files import FileService
+from provider.services.records.ports import RecordStorage
 from provider.services.records.references import ReferenceResolver
 from provider.services.tree.memories import TreeService, decode_cursor, encode_cursor
 from provider.services.vectors import VectorModels
-from provider.store.records import Neo4jRecordStore
 
 REVISE_ATTEMPTS = 5
 
@@ -57,7 +57,7 @@ class RecordService:
     def __init__(
         self,
         tree: TreeService,
-        records: Neo4jRecordStore,
+        records: RecordStorage,
         vectors: VectorModels,
         files: FileService,
         references: ReferenceResolver,

@@ -7,8 +7,8 @@ from typing import Any
 from provider import ids
 from provider.errors import MemoryNotFoundError
 from provider.models import Caller, Snapshot
+from provider.services.records.ports import RecordStorage
 from provider.services.tree.memories import TreeService
-from provider.store.records import Neo4jRecordStore
 
 
 def snapshot_of(row: dict[str, Any]) -> Snapshot:
@@ -25,7 +25,7 @@ def snapshot_of(row: dict[str, Any]) -> Snapshot:
 class SnapshotService:
     """Naming an instant needs write; listing needs read."""
 
-    def __init__(self, tree: TreeService, records: Neo4jRecordStore):
+    def __init__(self, tree: TreeService, records: RecordStorage):
         self.tree = tree
         self.records = records
 

@@ -9,8 +9,7 @@ from provider import ids
 from provider.errors import InvalidInputError, MemberNotFoundError
 from provider.models import LONGEST_KEY_SECONDS, ApiKey, IssuedKey, Membership, Principal, Usage
 from provider.services.tree.identity import hash_key
-from provider.store.principals import Neo4jPrincipalStore
-from provider.store.usage import Neo4jUsageStore
+from provider.services.tree.ports import PrincipalStorage, UsageStorage
 
 MEMBER_TYPES = ("human", "agent")
 KEY = "hkey_"
@@ -51,7 +50,7 @@ def _expiry(now: int, expires_at: int | None, expires_in: int | None) -> int | N
 class AdminService:
     """Creates principals and credentials; callers reach it with the admin key only."""
 
-    def __init__(self, principals: Neo4jPrincipalStore, usage: Neo4jUsageStore):
+    def __init__(self, principals: PrincipalStorage, usage: UsageStorage):
         self.principals = principals
         self.usage = usage
 

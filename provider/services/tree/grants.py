@@ -8,7 +8,7 @@ from provider import ids
 from provider.errors import GrantNotFoundError, MemoryInvalidError, MemoryNotFoundError
 from provider.models import ALL_PRIVILEGES, Caller, GrantView
 from provider.services.tree.memories import TreeService
-from provider.store.grants import Neo4jGrantStore
+from provider.services.tree.ports import GrantStorage
 
 PRINCIPAL = re.compile(r"^(member|group|x\.[a-z0-9_.-]+):.+$")
 
@@ -30,7 +30,7 @@ def validate_grant(principal: str, privileges: list[str]) -> list[str]:
 class GrantService:
     """Listing needs sight of the memory; changing grants needs delete."""
 
-    def __init__(self, tree: TreeService, grants: Neo4jGrantStore):
+    def __init__(self, tree: TreeService, grants: GrantStorage):
         self.tree = tree
         self.grants = grants
 

@@ -15,7 +15,7 @@ from provider.errors import (
 )
 from provider.models import Caller, Harness, HarnessMemories, HarnessMemory, ordered_privileges
 from provider.services.tree.memories import TreeService
-from provider.store.harnesses import Neo4jHarnessStore
+from provider.services.tree.ports import HarnessStorage
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class HarnessChanges:
 class HarnessService:
     """Read off the agent's grants; only the agent itself (or a server acting for it) may look."""
 
-    def __init__(self, tree: TreeService, harnesses: Neo4jHarnessStore):
+    def __init__(self, tree: TreeService, harnesses: HarnessStorage):
         self.tree = tree
         self.harnesses = harnesses
 

@@ -11,7 +11,7 @@ from typing import Any
 from provider import ids
 from provider.errors import AuthenticationError, PermissionDeniedError, ProviderError
 from provider.models import Caller
-from provider.store.principals import Neo4jPrincipalStore
+from provider.services.tree.ports import PrincipalStorage
 
 log = logging.getLogger("provider.identity")
 
@@ -35,7 +35,7 @@ class IdentityService:
     Nothing is cached: each request asks the store, so a revoked key is refused on the next request.
     """
 
-    def __init__(self, principals: Neo4jPrincipalStore, admin_key: str):
+    def __init__(self, principals: PrincipalStorage, admin_key: str):
         self.principals = principals
         self.admin_key = admin_key
 

@@ -10,7 +10,7 @@ from typing import TypeVar
 from provider import access, ids
 from provider.errors import ConflictError, MemoryInvalidError, MemoryNotFoundError
 from provider.models import Caller, MemoryFacts, MemoryView, NodeFacts, Page, ReachFacts, ScopeSizes
-from provider.store.memories import Neo4jMemoryStore
+from provider.services.tree.ports import MemoryStorage
 
 MAX_PAGE = 100
 T = TypeVar("T")
@@ -85,7 +85,7 @@ class TreeService:
 
     def __init__(
         self,
-        memories: Neo4jMemoryStore,
+        memories: MemoryStorage,
         default_provider: str,
         *,
         busy: Callable[[str], Awaitable[bool]] | None = None,

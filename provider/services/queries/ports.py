@@ -1,0 +1,46 @@
+"""The ports of queries: what its services need of storage.
+
+That is query projections, named queries and the records a query answers with.
+The Neo4j stores in provider/store implement them; the composition root passes those in, and the fast
+tests pass in-memory fakes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from provider.models import Projection, RecordVersion
+
+
+class NamedQueryStorage(Protocol):
+    """What the queries services need of the namedquery store."""
+
+    async def put(
+        self,
+        *,
+        memory_id: str,
+        name: str,
+        description: str,
+        body: str,
+        params_json: str,
+        written_by: str,
+        now: int,
+    ) -> dict[str, Any] | None: ...
+
+    async def list(self, memory_id: str) -> list[dict[str, Any]]: ...
+
+    async def get(self, memory_id: str, name: str) -> dict[str, Any] | None: ...
+
+
+class ProjectionStorage(Protocol):
+    """What the queries services need of the projection store."""
+
+    async def fingerprint(self, scope: list[str]) -> tuple[int, ...]: ...
+
+    async def read(self, scope: list[str]) -> Projection: ...
+
+
+class RecordReads(Protocol):
+    """What the queries services need of the recall store."""
+
+    async def current(self, record_ids: list[str]) -> dict[str, RecordVersion]: ...
