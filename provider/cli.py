@@ -8,13 +8,13 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from provider.cli_import import BulkImporter
-from provider.composition import build_services
+from provider.composition import Services, build_services, model_move, open_store, reembedder
 from provider.config import Settings
 from provider.embeddings import Embedder, configured_embedder
 from provider.errors import MemberNotFoundError, ProviderError
@@ -24,18 +24,17 @@ from provider.migrate.writer import MigrationSummary, MigrationWriter
 from provider.models import ArchiveCounts, Caller
 from provider.protocol.answers.archive import RestoredOut
 from provider.protocol.wire import use_limits
-from provider.services.records.model_move import ModelMove
-from provider.services.records.reembed import Reembedder
 from provider.store.driver import Neo4jStore
 from provider.store.graphiti_source import GraphitiSource
 from provider.store.schema import apply_schema, rebuild_vector_index
-from provider.store.vector_state import Neo4jVectorStateStore
+
+Work = Callable[[Services, Neo4jStore, Embedder], Awaitable[int]]
 
 
-async def _with_services(settings: Settings, work: Any) -> int:
+async def _with_services(settings: Settings, work: Work) -> int:
     embedder = configured_embedder(settings)
     await asyncio.to_thread(embedder.load)
-    store = Neo4jStore.from_settings(settings)
+    store = open_store(settings)
     try:
         services = build_services(settings, store, embedder)
         with use_limits(settings.limits()):
@@ -48,7 +47,7 @@ async def _with_services(settings: Settings, work: Any) -> int:
         await store.close()
 
 
-async def _caller(services: Any, principal: str) -> Caller:
+async def _caller(services: Services, principal: str) -> Caller:
     kind, _, member_id = principal.partition(":")
     member = await services.admin.principals.get_member(member_id) if kind == "member" else None
     if member is None:
@@ -72,7 +71,7 @@ def import_records(
 ) -> int:
     """`python -m provider import`: JSON Lines into a memory, acting as a member who may write it."""
 
-    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
+    async def work(services: Services, store: Neo4jStore, embedder: Embedder) -> int:
         await apply_schema(store, embedder.dimension)
         caller = await _caller(services, principal)
         summary = await BulkImporter(services.records, batch_size=batch_size).run(
@@ -120,7 +119,7 @@ def _finished(summary: MigrationSummary) -> int:
 def migrate_graphiti(settings: Settings, at: GraphitiAt, into: str, principal: str) -> int:
     """`python -m provider migrate graphiti`: a Graphiti graph, read where it lives, below a memory."""
 
-    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
+    async def work(services: Services, store: Neo4jStore, embedder: Embedder) -> int:
         await apply_schema(store, embedder.dimension)
         writer = await _migrated(services, principal, into, "graphiti")
         source = GraphitiSource(at.uri, at.user, at.password, database=at.database)
@@ -135,7 +134,7 @@ def migrate_graphiti(settings: Settings, at: GraphitiAt, into: str, principal: s
 def migrate_mem0(settings: Settings, path: Path, into: str, principal: str) -> int:
     """`python -m provider migrate mem0`: a mem0 export file below a memory."""
 
-    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
+    async def work(services: Services, store: Neo4jStore, embedder: Embedder) -> int:
         await apply_schema(store, embedder.dimension)
         writer = await _migrated(services, principal, into, "mem0")
         return _finished(await Mem0Migration(writer).run(path))
@@ -146,13 +145,11 @@ def migrate_mem0(settings: Settings, path: Path, into: str, principal: str) -> i
 def reembed(settings: Settings, memory_id: str, principal: str, *, rebuild_index: bool) -> int:
     """`python -m provider reembed --memory`: new vectors, in the slot recall reads, for one memory."""
 
-    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
+    async def work(services: Services, store: Neo4jStore, embedder: Embedder) -> int:
         if rebuild_index:
             await rebuild_vector_index(store, embedder.dimension)
         caller = await _caller(services, principal)
-        done = await Reembedder(services.tree, services.records.records, services.vectors).run(
-            caller, memory_id
-        )
+        done = await reembedder(settings, services).run(caller, memory_id)
         print(json.dumps({"reembedded": done}))
         return 0
 
@@ -162,11 +159,9 @@ def reembed(settings: Settings, memory_id: str, principal: str, *, rebuild_index
 def move_model(settings: Settings, model: str, *, retire: bool) -> int:
     """`python -m provider reembed --to <model>`: the whole database to another model, readers unaware."""
 
-    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
+    async def work(services: Services, store: Neo4jStore, embedder: Embedder) -> int:
         await apply_schema(store, embedder.dimension)
-        move = ModelMove(
-            Neo4jVectorStateStore(store), services.vectors, settle_seconds=settings.model_move_settle_seconds
-        )
+        move = model_move(settings, store, services)
         outcome = await move.move(model, retire=retire)
         print(json.dumps(vars(outcome)))
         return 0
@@ -197,7 +192,7 @@ def _progress(verb: str) -> Callable[[ArchiveCounts], None]:
 def export_tree(settings: Settings, memory_id: str, principal: str, out: Path | None) -> int:
     """`python -m provider export`: the readable subtree as a tar, to a file or stdout."""
 
-    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
+    async def work(services: Services, store: Neo4jStore, embedder: Embedder) -> int:
         caller = await _caller(services, principal)
         show = _progress("export")
         plan = await services.export.plan(caller, memory_id, progress=show)
@@ -222,7 +217,7 @@ def restore_archive(
 ) -> int:
     """`python -m provider restore`: an archive written below a memory; run it again to resume."""
 
-    async def work(services: Any, store: Neo4jStore, embedder: Embedder) -> int:
+    async def work(services: Services, store: Neo4jStore, embedder: Embedder) -> int:
         await apply_schema(store, embedder.dimension)
         caller = await _caller(services, principal)
         summary = await services.restore.restore(

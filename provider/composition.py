@@ -38,10 +38,13 @@ from provider.services.lifecycle.sweeper import Sweeper
 from provider.services.queries.service import QueryLimits, QueryService
 from provider.services.recall.graph import GraphService
 from provider.services.recall.service import RecallService
+from provider.services.recall.tuning import RecallTuning
 from provider.services.records.erase import EraseService
 from provider.services.records.files import FileQuota, FileService
 from provider.services.records.idempotency import IdempotencyService
+from provider.services.records.model_move import ModelMove
 from provider.services.records.parts import ContentService
+from provider.services.records.reembed import Reembedder
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
 from provider.services.records.snapshots import SnapshotService
@@ -146,7 +149,11 @@ def build_services(
     )
     records = RecordService(tree, record_store, vectors, files, references)
     life = _lifecycle(settings, store, tree, records, record_store, references, vectors, runs_store, gates)
-    idempotency_service = IdempotencyService(Neo4jIdempotencyStore(store), lease_ms=settings.lease_ms)
+    idempotency_service = IdempotencyService(
+        Neo4jIdempotencyStore(store),
+        lease_ms=settings.lease_ms,
+        wait_seconds=settings.idempotency_wait_seconds,
+    )
     recall, graph = _recall(settings, store, tree, records, references, vectors, reranker)
     return Services(
         settings=settings,
@@ -208,6 +215,62 @@ def _archive(
     }
 
 
+def recall_tuning(settings: Settings) -> RecallTuning:
+    """The recall settings as the service reads them."""
+    return RecallTuning(
+        subtree_cap=settings.subtree_cap,
+        words_weight=settings.recall_words_weight,
+        search_query_words=settings.recall_query_words,
+        query_scan_chars=settings.recall_query_scan_chars,
+        candidates=settings.recall_candidates,
+        history_window=settings.recall_history_window,
+        date_boost=settings.recall_date_boost,
+        newer_wins=settings.recall_newer_wins,
+        same_subject_cosine=settings.recall_same_subject_cosine,
+        words_candidates=settings.recall_words_candidates,
+        rerank=settings.recall_rerank,
+        rerank_candidates=settings.recall_rerank_candidates,
+        rerank_budget_ms=settings.recall_rerank_budget_ms,
+        # About 4 characters a token: enough words to fill the pair, never a whole 200,000-character record.
+        rerank_chars=settings.recall_rerank_max_tokens * 8,
+        rerank_skip_lead=settings.recall_rerank_skip_lead,
+    )
+
+
+def query_limits(settings: Settings) -> QueryLimits:
+    """Bounds on one query's statement and on the copy its sandbox takes."""
+    return QueryLimits(
+        timeout_ms=settings.query_timeout_ms,
+        row_cap=settings.query_row_cap,
+        answer_bytes=settings.query_answer_bytes,
+        subtree_cap=settings.subtree_cap,
+        max_records=settings.query_max_records,
+    )
+
+
+def open_store(settings: Settings) -> Neo4jStore:
+    """The Neo4j driver the settings name; connects lazily, on the first statement."""
+    return Neo4jStore.from_settings(settings)
+
+
+def model_move(settings: Settings, store: Neo4jStore, services: Services) -> ModelMove:
+    """The whole database's move to another model (`python -m provider reembed --to`)."""
+    return ModelMove(
+        Neo4jVectorStateStore(store),
+        services.vectors,
+        settle_seconds=settings.model_move_settle_seconds,
+        batch_size=settings.reembed_batch_records,
+        index_wait_seconds=settings.model_move_index_wait_seconds,
+    )
+
+
+def reembedder(settings: Settings, services: Services) -> Reembedder:
+    """New vectors for one memory's records (`python -m provider reembed --memory`)."""
+    return Reembedder(
+        services.tree, services.records.records, services.vectors, batch_size=settings.reembed_batch_records
+    )
+
+
 def cross_encoder(settings: Settings) -> CrossEncoder:
     """The recall's cross-encoder, not yet loaded (docs/MODELS.md "Reranker")."""
     return CrossEncoder(
@@ -258,24 +321,9 @@ def _recall(
         records,
         references,
         vectors,
-        subtree_cap=settings.subtree_cap,
+        tuning=recall_tuning(settings),
         abstain_below=partial(abstain_threshold, settings),
-        words_weight=settings.recall_words_weight,
-        search_query_words=settings.recall_query_words,
-        query_scan_chars=settings.recall_query_scan_chars,
-        candidates=settings.recall_candidates,
-        history_window=settings.recall_history_window,
-        date_boost=settings.recall_date_boost,
-        newer_wins=settings.recall_newer_wins,
-        same_subject_cosine=settings.recall_same_subject_cosine,
-        words_candidates=settings.recall_words_candidates,
         reranker=reranker or cross_encoder(settings),
-        rerank=settings.recall_rerank,
-        rerank_candidates=settings.recall_rerank_candidates,
-        rerank_budget_ms=settings.recall_rerank_budget_ms,
-        # About 4 characters a token: enough words to fill the pair, never a whole 200,000-character record.
-        rerank_chars=settings.recall_rerank_max_tokens * 8,
-        rerank_skip_lead=settings.recall_rerank_skip_lead,
     )
     graph = GraphService(
         tree, Neo4jGraphStore(store), recall_store, records, references, subtree_cap=settings.subtree_cap
@@ -311,6 +359,7 @@ def _lifecycle(
         record_store=record_store,
         references=references,
         lease_ms=settings.lease_ms,
+        concurrent=settings.observe_jobs_concurrent,
         turns=gates["writes"],
     )
     merger = EntityMerger(
@@ -347,13 +396,7 @@ def query_service(
         log.warning("no UHP_QUERY_SANDBOX_URL: named and free queries are off")
     if settings.query_sandbox and settings.query_sandbox_url is not None:
         pool = SandboxPool(settings.query_sandbox_url, settings.query_sandbox_token.get_secret_value())
-    limits = QueryLimits(
-        timeout_ms=settings.query_timeout_ms,
-        row_cap=settings.query_row_cap,
-        answer_bytes=settings.query_answer_bytes,
-        subtree_cap=settings.subtree_cap,
-        max_records=settings.query_max_records,
-    )
+    limits = query_limits(settings)
     stores = (Neo4jProjectionStore(store), Neo4jNamedQueryStore(store), Neo4jRecallStore(store))
     prestart = settings.query_sandbox_prestart
     if prestart is None:

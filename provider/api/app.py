@@ -14,7 +14,7 @@ from provider import __version__, tracing
 from provider.api import errors, explorer, middleware
 from provider.api.mcp import http as mcp_http
 from provider.api.routes import MOUNTED
-from provider.composition import build_services, cross_encoder
+from provider.composition import build_services, cross_encoder, open_store
 from provider.config import Settings
 from provider.embeddings import (
     Embedder,
@@ -22,7 +22,6 @@ from provider.embeddings import (
     SentenceTransformerEmbedder,
     configured_embedder,
 )
-from provider.store.driver import Neo4jStore
 from provider.store.schema import apply_schema
 
 
@@ -54,7 +53,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
         reranker = cross_encoder(settings)
         if settings.recall_rerank:
             await asyncio.to_thread(reranker.load)
-        store = Neo4jStore.from_settings(settings)
+        store = open_store(settings)
         services = build_services(settings, store, model, reranker)
         app.state.services = services
         sweeping: asyncio.Task[None] | None = None

@@ -40,7 +40,7 @@ class VectorModels:
         configured_name: str,
         load: Loader | None = None,
         *,
-        refresh_seconds: float = 2.0,
+        refresh_seconds: float,
         batching: Batching | None = None,
     ):
         self.state_store = state

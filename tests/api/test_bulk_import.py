@@ -147,7 +147,9 @@ def test_reembedding_restores_each_vector_from_the_model(
     )
     services = lab.client.app.state.services  # type: ignore[attr-defined]
     progress = io.StringIO()
-    reembedder = Reembedder(services.tree, services.records.records, services.vectors, progress=progress)
+    reembedder = Reembedder(
+        services.tree, services.records.records, services.vectors, batch_size=256, progress=progress
+    )
     assert lab.client.portal is not None
     done = lab.client.portal.call(reembedder.run, caller_of(alice), memory)
     assert done == 3 and "re-embedded 3 records" in progress.getvalue()

@@ -36,13 +36,14 @@ from typing import Any
 
 import pytest
 
+from provider.composition import query_limits
 from provider.config import Settings
 from provider.errors import ProviderError
 from provider.models import Caller, FreeQuery, RecallAnswer, RecordVersion, Writer
 from provider.protocol.answers.queries import query_answer
 from provider.protocol.errors import envelope
 from provider.sandbox.pool import SandboxPool
-from provider.services.queries.service import QueryLimits, QueryService
+from provider.services.queries.service import QueryService
 from provider.services.records.references import ReferenceResolver
 from provider.services.tree.memories import TreeService
 from provider.store.driver import Neo4jStore
@@ -350,8 +351,8 @@ async def run_both(settings: Settings) -> Run:
             fixture = Fixture(store, variant)
             await fixture.build()
             # Fresh services per fixture: nothing one run remembered (a vetted plan) shapes the other.
-            gated = QueryService(tree, stores, references, pool, limits=QueryLimits())
-            open_ = QueryService(tree, stores, references, pool, limits=QueryLimits(), gate=False)
+            gated = QueryService(tree, stores, references, pool, limits=query_limits(settings))
+            open_ = QueryService(tree, stores, references, pool, limits=query_limits(settings), gate=False)
             try:
                 await pool.recycle_all()
                 loads = pool.stats.loads

@@ -167,7 +167,7 @@ def test_a_re_embedding_is_seen_by_the_next_question(
     ranking(client, alice, memory)  # the first question at a version is scanned; the second loads
     before = ranking(client, alice, memory)
     services = client.app.state.services  # type: ignore[attr-defined]
-    reembedder = Reembedder(services.tree, services.records.records, services.vectors)
+    reembedder = Reembedder(services.tree, services.records.records, services.vectors, batch_size=256)
     held = cache_of(client).held[memory].version
     assert client.portal is not None
     assert client.portal.call(reembedder.run, caller_of(alice), memory) == len(FACTS)

@@ -146,6 +146,7 @@ def test_recall_reads_the_old_model_until_the_switch_and_nothing_written_meanwhi
         services.vectors,
         settle_seconds=1.0,
         batch_size=4,
+        index_wait_seconds=600.0,
         progress=io.StringIO(),
     )
     assert client.portal is not None
@@ -224,7 +225,12 @@ def test_recall_reads_the_old_model_until_the_switch_and_nothing_written_meanwhi
 def test_a_move_to_the_model_already_read_changes_nothing(deployment: Deployment) -> None:
     services = deployment.client.app.state.services  # type: ignore[attr-defined]
     move = ModelMove(
-        Neo4jVectorStateStore(services.store), services.vectors, settle_seconds=0.1, progress=io.StringIO()
+        Neo4jVectorStateStore(services.store),
+        services.vectors,
+        settle_seconds=0.1,
+        batch_size=256,
+        index_wait_seconds=600.0,
+        progress=io.StringIO(),
     )
     assert deployment.client.portal is not None
     outcome = deployment.client.portal.call(move.move, BGE)

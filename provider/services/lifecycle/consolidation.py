@@ -114,7 +114,7 @@ class ConsolidationService:
         provider_id: str,
         threshold: float,
         default_budget: int,
-        lease_ms: int = 30_000,
+        lease_ms: int,
         merger: EntityFolder | None = None,
     ):
         self.merger = merger

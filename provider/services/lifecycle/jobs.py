@@ -77,7 +77,7 @@ class ObserveJobs:
         record_store: RecordStorage,
         references: ReferenceResolver,
         lease_ms: int,
-        concurrent: int = 2,
+        concurrent: int,
         turns: FairGate | None = None,
     ):
         self.record_store, self.references = record_store, references

@@ -50,11 +50,11 @@ VETTED = 1024  # statement texts whose EXPLAIN passed the plan check, most recen
 class QueryLimits:
     """Bounds on one statement and on the copy a sandbox takes."""
 
-    timeout_ms: int = 2000
-    row_cap: int = 1000
-    answer_bytes: int = 4 * 1024 * 1024
-    subtree_cap: int = 5000
-    max_records: int = 200_000
+    timeout_ms: int
+    row_cap: int
+    answer_bytes: int
+    subtree_cap: int
+    max_records: int
 
 
 class QueryService:
@@ -67,7 +67,7 @@ class QueryService:
         references: ReferenceResolver,
         pool: SandboxPool | None,
         *,
-        limits: QueryLimits | None = None,
+        limits: QueryLimits,
         gate: bool = True,
         prestart: bool = False,
     ):
@@ -75,7 +75,7 @@ class QueryService:
         self.projections, self.named, self.recall = stores
         self.references = references
         self.pool = pool
-        self.limits = limits or QueryLimits()
+        self.limits = limits
         # Off only in tests that show the sandbox alone confines a statement; never a setting.
         self.gate = gate
         self.prestart = prestart  # warm the sandbox at start rather than on the first query

@@ -26,6 +26,7 @@ from provider.services.recall.fusion import Fused, fuse, fuse_scores
 from provider.services.recall.ports import RecallStorage
 from provider.services.recall.recency import newer_first
 from provider.services.recall.rerank import Reranker, reorder
+from provider.services.recall.tuning import RecallTuning
 from provider.services.recall.words import query_words, scoped_bm25
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
@@ -48,46 +49,33 @@ class RecallService:
         references: ReferenceResolver,
         vectors: VectorModels,
         *,
-        subtree_cap: int,
+        tuning: RecallTuning,
         abstain_below: Callable[[str], float],
-        words_weight: float | None = None,
-        search_query_words: bool = False,
-        query_scan_chars: int = 2_000,
-        candidates: int = 20,
-        history_window: int = 2_000,
-        date_boost: float = 0.0,
-        newer_wins: bool = False,
-        same_subject_cosine: float = 0.55,
-        words_candidates: int = 10_000,
-        reranker: Reranker | None = None,
-        rerank: bool = False,
-        rerank_candidates: int = 20,
-        rerank_budget_ms: int = 1000,
-        rerank_chars: int = 1024,
-        rerank_skip_lead: float = 0.0,
+        reranker: Reranker | None,
     ):
         self.tree = tree
         self.store = recall
         self.records = records
         self.references = references
         self.vectors = vectors
-        self.subtree_cap = subtree_cap
+        self.tuning = tuning
+        self.subtree_cap = tuning.subtree_cap
         self.abstain_below = abstain_below  # of the model that embeds the question
-        self.words_weight = words_weight
-        self.search_query_words = search_query_words
-        self.query_scan_chars = query_scan_chars
-        self.candidates = candidates
-        self.history_window = history_window
-        self.date_boost = date_boost
-        self.newer_wins = newer_wins
-        self.same_subject_cosine = same_subject_cosine
-        self.words_candidates = words_candidates
+        self.words_weight = tuning.words_weight
+        self.search_query_words = tuning.search_query_words
+        self.query_scan_chars = tuning.query_scan_chars
+        self.candidates = tuning.candidates
+        self.history_window = tuning.history_window
+        self.date_boost = tuning.date_boost
+        self.newer_wins = tuning.newer_wins
+        self.same_subject_cosine = tuning.same_subject_cosine
+        self.words_candidates = tuning.words_candidates
         self.reranker = reranker
-        self.rerank = rerank
-        self.rerank_candidates = rerank_candidates
-        self.rerank_budget_s = rerank_budget_ms / 1000
-        self.rerank_chars = rerank_chars
-        self.rerank_skip_lead = rerank_skip_lead
+        self.rerank = tuning.rerank
+        self.rerank_candidates = tuning.rerank_candidates
+        self.rerank_budget_s = tuning.rerank_budget_ms / 1000
+        self.rerank_chars = tuning.rerank_chars
+        self.rerank_skip_lead = tuning.rerank_skip_lead
 
     def capabilities(self) -> dict[str, Any]:
         """Every signal is served; abstain is a calibrated judgement."""

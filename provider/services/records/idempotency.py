@@ -53,7 +53,7 @@ def digest(*parts: bytes | str) -> str:
 class IdempotencyService:
     """Claims, leases, replays and sweeps keys."""
 
-    def __init__(self, keys: IdempotencyStorage, *, lease_ms: int = 30_000, wait_seconds: float = 30.0):
+    def __init__(self, keys: IdempotencyStorage, *, lease_ms: int, wait_seconds: float):
         self.keys = keys
         self.lease_ms = lease_ms
         self.wait_seconds = wait_seconds

@@ -43,8 +43,8 @@ class ModelMove:
         vectors: VectorModels,
         *,
         settle_seconds: float,
-        batch_size: int = 256,
-        index_wait_seconds: float = 600.0,
+        batch_size: int,
+        index_wait_seconds: float,
         progress: TextIO = sys.stderr,
     ):
         self.state_store = state

@@ -25,7 +25,7 @@ class Reembedder:
         records: RecordStorage,
         vectors: VectorModels,
         *,
-        batch_size: int = 256,
+        batch_size: int,
         progress: TextIO = sys.stderr,
     ):
         self.tree = tree
