@@ -32,18 +32,18 @@ from provider.services.lifecycle.consolidation import ConsolidationService
 from provider.services.lifecycle.jobs import ObserveJobs
 from provider.services.lifecycle.merge import EntityMerger
 from provider.services.lifecycle.observe import ObserveService
-from provider.services.lifecycle.operations import TypeService
 from provider.services.lifecycle.prime import PrimeService
 from provider.services.lifecycle.sweeper import Sweeper
+from provider.services.lifecycle.type_operations import TypeService
 from provider.services.queries.service import QueryLimits, QueryService
 from provider.services.recall.graph import GraphService
 from provider.services.recall.service import RecallService
 from provider.services.recall.tuning import RecallTuning
+from provider.services.records.content import ContentService
 from provider.services.records.erase import EraseService
 from provider.services.records.files import FileQuota, FileService
 from provider.services.records.idempotency import IdempotencyService
 from provider.services.records.model_move import ModelMove
-from provider.services.records.parts import ContentService
 from provider.services.records.reembed import Reembedder
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService

@@ -8,9 +8,9 @@ from provider.services.lifecycle.consolidation import ConsolidationService
 from provider.services.lifecycle.jobs import ObserveJobs
 from provider.services.lifecycle.merge import EntityMerger
 from provider.services.lifecycle.observe import ObserveService
-from provider.services.lifecycle.operations import TypeService
 from provider.services.lifecycle.prime import PrimeService
 from provider.services.lifecycle.sweeper import Sweeper
+from provider.services.lifecycle.type_operations import TypeService
 
 __all__ = [
     "ConsolidationService",

@@ -16,7 +16,7 @@ from typing import Any
 from provider import access, ids
 from provider.models import Caller, ReadRecord, RecordDraft, Writer
 from provider.services.lifecycle.ports import RecordStorage
-from provider.services.records import content as rules
+from provider.services.records import validation as rules
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 from provider.services.types.catalog import ENTITY_TYPES

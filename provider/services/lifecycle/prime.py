@@ -9,7 +9,7 @@ from provider import ids
 from provider.model_files import TokenCounter
 from provider.models import Caller, Primer, RecordVersion
 from provider.services.lifecycle.ports import RecordStorage
-from provider.services.records.content import words_of
+from provider.services.records.validation import words_of
 from provider.services.tree.memories import TreeService
 
 MAX_STANDING = 500
