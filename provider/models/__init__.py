@@ -14,7 +14,24 @@ from provider.models.access import (
     ordered_privileges,
 )
 from provider.models.archive import ArchiveCounts, EmbedReason, PagedRecord, RestoredRecord, RestoreSummary
-from provider.models.lifecycle import ConsolidationRun, JobState, OperationAsk, OperationOutcome, Primer
+from provider.models.lifecycle import (
+    ClaimedObserveJob,
+    ConsolidationRun,
+    EntityReferrer,
+    JobState,
+    NetChange,
+    NewObserveJob,
+    OperationAsk,
+    OperationOutcome,
+    Primer,
+    Referrer,
+    Repoint,
+    RunChange,
+    RunCounts,
+    RunRead,
+    RunStart,
+    StoredObserveJob,
+)
 from provider.models.pages import Page, T
 from provider.models.principals import ApiKey, IssuedKey, Membership, Principal, Usage, UsageLimits
 from provider.models.queries import LANGUAGE, FreeQuery, NamedQuery, Projection, QueryRows, Reference
@@ -39,7 +56,12 @@ from provider.models.recall import (
     words_cut,
 )
 from provider.models.records import (
+    ErasePlan,
     Erasure,
+    FileAdmission,
+    FileMeta,
+    FileSweep,
+    IdempotencyKey,
     ReadRecord,
     RecordChanges,
     RecordDraft,
@@ -62,7 +84,16 @@ from provider.models.tree import (
     ReachFacts,
     ScopeSizes,
 )
-from provider.models.vectors import VECTOR_INDEXES, VECTOR_SLOTS, Vectors, VectorState, other_slot
+from provider.models.vectors import (
+    VECTOR_INDEXES,
+    VECTOR_SLOTS,
+    RecordWords,
+    SlotFill,
+    SlotGap,
+    Vectors,
+    VectorState,
+    other_slot,
+)
 
 __all__ = [
     "ALL_PRIVILEGES",
@@ -75,10 +106,16 @@ __all__ = [
     "ApiKey",
     "ArchiveCounts",
     "Caller",
+    "ClaimedObserveJob",
     "ConsolidationRun",
     "EmbedReason",
+    "EntityReferrer",
+    "ErasePlan",
     "Erasure",
     "Explanation",
+    "FileAdmission",
+    "FileMeta",
+    "FileSweep",
     "FilterGroup",
     "FilterLeaf",
     "FilterNode",
@@ -92,6 +129,7 @@ __all__ = [
     "HarnessMemory",
     "HistoryRanking",
     "Hit",
+    "IdempotencyKey",
     "IssuedKey",
     "JobState",
     "MemberType",
@@ -100,6 +138,8 @@ __all__ = [
     "MemoryNode",
     "MemoryView",
     "NamedQuery",
+    "NetChange",
+    "NewObserveJob",
     "NodeFacts",
     "OperationAsk",
     "OperationOutcome",
@@ -117,14 +157,24 @@ __all__ = [
     "RecordChanges",
     "RecordDraft",
     "RecordVersion",
+    "RecordWords",
     "Reference",
+    "Referrer",
+    "Repoint",
     "RestoreSummary",
     "RestoredRecord",
+    "RunChange",
+    "RunCounts",
+    "RunRead",
+    "RunStart",
     "ScopeSize",
     "ScopeSizes",
     "SignalPart",
+    "SlotFill",
+    "SlotGap",
     "Snapshot",
     "StoredFile",
+    "StoredObserveJob",
     "StoredRecord",
     "Subject",
     "T",

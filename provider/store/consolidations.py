@@ -2,10 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from provider.ids import now_ms
+from provider.models import ConsolidationRun, Referrer, RunChange, RunCounts, RunRead, RunStart
 from provider.store.driver import Neo4jStore, Row
+
+
+def run_of(row: Row) -> ConsolidationRun:
+    """A stored run's properties as the domain's `ConsolidationRun`."""
+    return ConsolidationRun(
+        id=row["id"],
+        memory_id=row["memory_id"],
+        status=row["status"],
+        trigger=row.get("trigger"),
+        started_at_ms=row.get("started_at"),
+        finished_at_ms=row.get("finished_at"),
+        examined=row.get("read_examined") or 0,
+        read_through_ms=row.get("read_through"),
+        created=row.get("changes_created") or 0,
+        superseded=row.get("changes_superseded") or 0,
+        forgotten=row.get("changes_forgotten") or 0,
+        budget_limit=row.get("budget_limit"),
+        budget_exhausted=bool(row.get("budget_exhausted")),
+        error=row.get("error") or "",
+        revert_of=row.get("revert_of") or None,
+        reverted_by=row.get("reverted_by") or None,
+    )
 
 
 class Neo4jConsolidationStore:
@@ -14,22 +35,57 @@ class Neo4jConsolidationStore:
     def __init__(self, store: Neo4jStore):
         self.store = store
 
-    async def start(self, **fields: Any) -> Row:
+    async def start(
+        self,
+        *,
+        id: str,
+        memory_id: str,
+        trigger: str,
+        now: int,
+        budget: int,
+        revert_of: str | None,
+        lease_until: int,
+    ) -> RunStart:
         """`started` is false when another run holds the memory."""
-        return (await self.store.write("consolidation_start", **fields))[0]
+        row = (
+            await self.store.write(
+                "consolidation_start",
+                id=id,
+                memory_id=memory_id,
+                trigger=trigger,
+                now=now,
+                budget=budget,
+                revert_of=revert_of,
+                lease_until=lease_until,
+            )
+        )[0]
+        return RunStart(started=bool(row["started"]), after=int(row["after"]), after_id=str(row["after_id"]))
 
-    async def finish(self, **fields: Any) -> None:
+    async def finish(self, run_id: str, status: str, now: int, read: RunRead, changed: RunCounts) -> None:
         """Closes a run."""
-        await self.store.write("consolidation_finish", **fields)
+        await self.store.write(
+            "consolidation_finish",
+            id=run_id,
+            status=status,
+            now=now,
+            examined=read.examined,
+            through=read.through,
+            through_id=read.through_id,
+            exhausted=read.exhausted,
+            error=read.error,
+            created=changed.created,
+            superseded=changed.superseded,
+            forgotten=changed.forgotten,
+        )
 
-    async def runs(self, memory_id: str) -> list[dict[str, Any]]:
+    async def runs(self, memory_id: str) -> list[ConsolidationRun]:
         """Newest first."""
-        return [r["run"] for r in await self.store.read("consolidation_list", memory_id=memory_id)]
+        return [run_of(r["run"]) for r in await self.store.read("consolidation_list", memory_id=memory_id)]
 
-    async def run(self, memory_id: str, run_id: str) -> dict[str, Any] | None:
+    async def run(self, memory_id: str, run_id: str) -> ConsolidationRun | None:
         """One run of the memory, or None."""
         rows = await self.store.read("consolidation_get", memory_id=memory_id, id=run_id)
-        return rows[0]["run"] if rows else None
+        return run_of(rows[0]["run"]) if rows else None
 
     async def log(
         self,
@@ -53,9 +109,10 @@ class Neo4jConsolidationStore:
             now=now,
         )
 
-    async def changes(self, run_id: str) -> list[Row]:
+    async def changes(self, run_id: str) -> list[RunChange]:
         """What the run did, in order."""
-        return await self.store.read("consolidation_changes", run_id=run_id)
+        rows = await self.store.read("consolidation_changes", run_id=run_id)
+        return [RunChange(r["seq"], r["record_id"], r["action"], r["before"], r["after"]) for r in rows]
 
     async def candidates(
         self,
@@ -78,9 +135,11 @@ class Neo4jConsolidationStore:
             slot=slot,
         )
 
-    async def referrers(self, record_id: str) -> list[Row]:
+    async def referrers(self, record_id: str) -> list[Referrer]:
         """Active records referencing one."""
-        return await self.store.read("record_referrers", id=record_id)
+        return [
+            Referrer(r["id"], r["memory_id"]) for r in await self.store.read("record_referrers", id=record_id)
+        ]
 
     async def mark_reverted(self, run_id: str, reverted_by: str) -> None:
         """Links a run to the run that undid it."""

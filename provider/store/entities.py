@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from provider.models import UsageLimits, Writer
-from provider.store.driver import Neo4jStore, Row
+from provider.models import EntityReferrer, Repoint, UsageLimits, Writer
+from provider.store.driver import Neo4jStore
 from provider.store.usage import Charge, Neo4jUsageStore
 
 
@@ -28,33 +28,36 @@ class Neo4jEntityStore:
         self.store = store
         self.usage = Neo4jUsageStore(store, limits or UsageLimits())
 
-    async def referrers(self, record_id: str) -> list[dict[str, Any]]:
-        """Active records referring to one: id, memory_id, version, references (the current version's)."""
+    async def referrers(self, record_id: str) -> list[EntityReferrer]:
+        """Active records referring to one, with their current version's references."""
         rows = await self.store.read("entity_referrers", id=record_id)
-        return [{**row, "references": json.loads(row["references_json"])} for row in rows]
+        return [
+            EntityReferrer(row["id"], row["memory_id"], row["version"], json.loads(row["references_json"]))
+            for row in rows
+        ]
 
-    async def repoint(self, run_id: str, rows: list[dict[str, Any]], writer: Writer, now: int) -> list[Row]:
-        """Appends to each row's record a version with the row's references; the ones written.
+    async def repoint(self, run_id: str, rows: list[Repoint], writer: Writer, now: int) -> list[str]:
+        """Appends to each row's record a version with the row's references; the ids of those written.
 
-        Each row: id, expected (the version read), seq (its place in the run's log), references. Each
-        new version copies its content, so its bytes are charged again, to the writer.
+        Each new version copies its content, so its bytes are charged again, to the writer.
         """
         batch = [
             {
-                "id": row["id"],
-                "expected": row["expected"],
-                "seq": row["seq"],
-                "references_json": json.dumps(row["references"]),
+                "id": row.id,
+                "expected": row.expected,
+                "seq": row.seq,
+                "references_json": json.dumps(row.references),
                 "references": [
                     {"rel": ref["rel"], "record_id": ref["record_id"], "position": i}
-                    for i, ref in enumerate(row["references"])
+                    for i, ref in enumerate(row.references)
                 ],
             }
             for row in rows
         ]
         params = {"run_id": run_id, "rows": batch, "writer": writer_properties(writer), "payer": writer.payer}
-        return await self.usage.charged(
+        written = await self.usage.charged(
             "record_repoint",
             {**params, "now": now},
             lambda done: Charge.of_records(writer.payer, [(r["memory_id"], 0, r["bytes"]) for r in done]),
         )
+        return [row["id"] for row in written]

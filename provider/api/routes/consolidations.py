@@ -46,7 +46,18 @@ async def get_run(memory_id: str, run_id: str, services: ServicesDep, caller: Ca
 @router.get("/{run_id}/changes", **answers(FreeList))
 async def changes(memory_id: str, run_id: str, services: ServicesDep, caller: CallerDep) -> FreeList:
     """What the run did to each record."""
-    return FreeList(data=await services.consolidation.changes(caller, memory_id, run_id))
+    changes = await services.consolidation.changes(caller, memory_id, run_id)
+    return FreeList(
+        data=[
+            {
+                "record_id": c.record_id,
+                "action": c.action,
+                "version_before": c.before,
+                "version_after": c.after,
+            }
+            for c in changes
+        ]
+    )
 
 
 @router.post("/{run_id}/revert", dependencies=[idempotent("write")], **answers(ConsolidationOut))

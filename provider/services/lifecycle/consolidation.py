@@ -16,7 +16,16 @@ from provider.errors import (
     MemoryInvalidError,
     ProviderError,
 )
-from provider.models import Caller, ConsolidationRun, RecordVersion, Writer
+from provider.models import (
+    Caller,
+    ConsolidationRun,
+    NetChange,
+    RecordVersion,
+    RunChange,
+    RunCounts,
+    RunRead,
+    Writer,
+)
 from provider.services.lifecycle.ports import ConsolidationStorage, RecordStorage
 from provider.services.lifecycle.rules import decide
 from provider.services.records import attributes as kinds
@@ -47,25 +56,25 @@ class Run:
                 await self.holder
 
 
-def net_changes(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def net_changes(changes: list[RunChange]) -> list[NetChange]:
     """Each record's changes in a run as one, the last changed first, for a revert.
 
     A record the run changed twice (two duplicates folded into it) is restored once, to the version
     before the run's first change, provided it is still where the run's last change left it.
     """
-    first: dict[str, dict[str, Any]] = {}
-    last: dict[str, dict[str, Any]] = {}
+    first: dict[str, RunChange] = {}
+    last: dict[str, RunChange] = {}
     for change in changes:
-        first.setdefault(change["record_id"], change)
-        last[change["record_id"]] = change
-    ordered = sorted(last.values(), key=lambda c: c["seq"], reverse=True)
+        first.setdefault(change.record_id, change)
+        last[change.record_id] = change
+    ordered = sorted(last.values(), key=lambda c: c.seq, reverse=True)
     return [
-        {
-            "record_id": end["record_id"],
-            "action": first[end["record_id"]]["action"],
-            "before": first[end["record_id"]]["before"],
-            "expected": end["before"] if end["action"] == "forgotten" else end["after"],
-        }
+        NetChange(
+            record_id=end.record_id,
+            action=first[end.record_id].action,
+            before=first[end.record_id].before,
+            expected=end.before if end.action == "forgotten" else end.after,
+        )
         for end in ordered
     ]
 
@@ -76,28 +85,6 @@ class EntityFolder(Protocol):
     async def handled(self, run: Run, duplicate_id: str, kept_id: str) -> bool:
         """True when it merged the pair (or left it, unable to); False when the pair is not its kind."""
         ...
-
-
-def run_of(row: dict[str, Any]) -> ConsolidationRun:
-    """A stored run row as the domain's `ConsolidationRun`."""
-    return ConsolidationRun(
-        id=row["id"],
-        memory_id=row["memory_id"],
-        status=row["status"],
-        trigger=row.get("trigger"),
-        started_at_ms=row.get("started_at"),
-        finished_at_ms=row.get("finished_at"),
-        examined=row.get("read_examined") or 0,
-        read_through_ms=row.get("read_through"),
-        created=row.get("changes_created") or 0,
-        superseded=row.get("changes_superseded") or 0,
-        forgotten=row.get("changes_forgotten") or 0,
-        budget_limit=row.get("budget_limit"),
-        budget_exhausted=bool(row.get("budget_exhausted")),
-        error=row.get("error") or "",
-        revert_of=row.get("revert_of") or None,
-        reverted_by=row.get("reverted_by") or None,
-    )
 
 
 class ConsolidationService:
@@ -175,7 +162,7 @@ class ConsolidationService:
         self, memory_id: str, trigger: str, budget: int, revert_of: str | None
     ) -> tuple[Run, tuple[int, str]]:
         run_id = ids.new_id(ids.CONSOLIDATION)
-        row = await self.runs.start(
+        start = await self.runs.start(
             id=run_id,
             memory_id=memory_id,
             trigger=trigger,
@@ -184,12 +171,12 @@ class ConsolidationService:
             revert_of=revert_of,
             lease_until=ids.now_ms() + self.lease_ms,
         )
-        if not row["started"]:
+        if not start.started:
             raise ConflictError("A consolidation already runs in this memory.")
         writer = Writer(kind="provider", id=self.provider_id, consolidation_id=run_id)
         run = Run(id=run_id, memory_id=memory_id, writer=writer)
         run.holder = asyncio.create_task(self._hold(run.id))
-        return run, (int(row["after"]), str(row["after_id"]))
+        return run, (start.after, start.after_id)
 
     @contextlib.asynccontextmanager
     async def run(self, memory_id: str, trigger: str, *, revert_of: str | None = None) -> AsyncIterator[Run]:
@@ -233,18 +220,9 @@ class ConsolidationService:
         exhausted: bool = False,
         error: str = "",
     ) -> None:
+        read = RunRead(examined, through, through_id, exhausted, error)
         await self.runs.finish(
-            id=run.id,
-            status=status,
-            now=ids.now_ms(),
-            examined=examined,
-            through=through,
-            through_id=through_id,
-            created=run.created,
-            superseded=run.superseded,
-            forgotten=run.forgotten,
-            exhausted=exhausted,
-            error=error,
+            run.id, status, ids.now_ms(), read, RunCounts(run.created, run.superseded, run.forgotten)
         )
 
     async def _log(
@@ -265,9 +243,9 @@ class ConsolidationService:
         if self.merger is not None and await self.merger.handled(run, duplicate, kept):
             return
         for referrer in await self.runs.referrers(duplicate):
-            if referrer["memory_id"] != run.memory_id:
+            if referrer.memory_id != run.memory_id:
                 continue
-            stored = await self.record_store.read(referrer["id"])
+            stored = await self.record_store.read(referrer.id)
             if stored is None:
                 continue
             current = stored.latest()
@@ -303,8 +281,8 @@ class ConsolidationService:
         forgotten. History keeps the run and its reversal.
         """
         await self.tree.require(caller, memory_id, "write")
-        original = await self._run_row(memory_id, run_id)
-        if original.get("reverted_by") or original.get("revert_of") or original["status"] == "running":
+        original = await self._run(memory_id, run_id)
+        if original.reverted_by or original.revert_of or original.status == "running":
             raise MemoryInvalidError(
                 "That run is running, was reverted already, or is itself a revert.", param="run_id"
             )
@@ -316,9 +294,9 @@ class ConsolidationService:
         await self.runs.mark_reverted(run_id, run.id)
         return await self._answer(memory_id, run.id)
 
-    async def _require_reach(self, caller: Caller, memory_id: str, changes: list[dict[str, Any]]) -> None:
+    async def _require_reach(self, caller: Caller, memory_id: str, changes: list[RunChange]) -> None:
         """A run that changed records of other memories (a merge across them): write on each reverts it."""
-        located = await self.record_store.locate(sorted({c["record_id"] for c in changes}))
+        located = await self.record_store.locate(sorted({c.record_id for c in changes}))
         others = sorted(set(located.values()) - {memory_id})
         views = await self.tree.views(caller, others) if others else []
         writable = {v.node.id for v in views if "write" in v.privileges}
@@ -328,54 +306,45 @@ class ConsolidationService:
                 param="run_id",
             )
 
-    async def _undo(self, run: Run, caller: Caller, change: dict[str, Any]) -> None:
-        stored = await self.record_store.read(change["record_id"])
+    async def _undo(self, run: Run, caller: Caller, change: NetChange) -> None:
+        stored = await self.record_store.read(change.record_id)
         if stored is None:
             return
-        if change["action"] == "created":
-            await self._forget(run, caller, change["record_id"])
+        if change.action == "created":
+            await self._forget(run, caller, change.record_id)
             return
-        expected = change["expected"]
-        if stored.current != expected:
+        if stored.current != change.expected:
             return
-        before = next(v for v in stored.versions if v.version == change["before"])
+        before = next(v for v in stored.versions if v.version == change.before)
         await self._append(run, stored.latest(), before, stored.versions[0].written_at)
 
-    async def _run_row(self, memory_id: str, run_id: str) -> dict[str, Any]:
-        row = await self.runs.run(memory_id, run_id)
-        if row is None:
+    async def _run(self, memory_id: str, run_id: str) -> ConsolidationRun:
+        found = await self.runs.run(memory_id, run_id)
+        if found is None:
             raise ConsolidationNotFoundError(
                 "No consolidation run with that id in this memory.", param="run_id"
             )
-        return row
+        return found
 
     async def _answer(self, memory_id: str, run_id: str) -> ConsolidationRun:
         """The run a write started, answered under write: a writer without read gets it too.
 
         A run carries counts and status, never a record's content; reading runs later needs read.
         """
-        return run_of(await self._run_row(memory_id, run_id))
+        return await self._run(memory_id, run_id)
 
     async def get(self, caller: Caller, memory_id: str, run_id: str) -> ConsolidationRun:
         """One run."""
         await self.tree.require(caller, memory_id, "read")
-        return run_of(await self._run_row(memory_id, run_id))
+        return await self._run(memory_id, run_id)
 
     async def listing(self, caller: Caller, memory_id: str) -> list[ConsolidationRun]:
         """Newest first."""
         await self.tree.require(caller, memory_id, "read")
-        return [run_of(r) for r in await self.runs.runs(memory_id)]
+        return await self.runs.runs(memory_id)
 
-    async def changes(self, caller: Caller, memory_id: str, run_id: str) -> list[dict[str, Any]]:
+    async def changes(self, caller: Caller, memory_id: str, run_id: str) -> list[RunChange]:
         """The records the run wrote, superseded or forgot, in order."""
         await self.tree.require(caller, memory_id, "read")
-        await self._run_row(memory_id, run_id)
-        return [
-            {
-                "record_id": c["record_id"],
-                "action": c["action"],
-                "version_before": c["before"],
-                "version_after": c["after"],
-            }
-            for c in await self.runs.changes(run_id)
-        ]
+        await self._run(memory_id, run_id)
+        return await self.runs.changes(run_id)

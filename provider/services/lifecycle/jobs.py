@@ -17,7 +17,7 @@ from typing import Any
 from provider import ids, metrics, tracing
 from provider.errors import JobNotFoundError, ProviderError
 from provider.fairness import FairGate, current_principal
-from provider.models import Caller, JobState, ReadRecord, RecordDraft
+from provider.models import Caller, JobState, NewObserveJob, ReadRecord, RecordDraft
 from provider.services.lifecycle.observe import ObserveService
 from provider.services.lifecycle.ports import JobStorage, RecordStorage
 from provider.services.records.references import ReferenceResolver
@@ -102,23 +102,22 @@ class ObserveJobs:
         """Records the job (needs write) and starts it; its id and status for the 202."""
         await self.tree.require(caller, memory_id, "write")
         now = ids.now_ms()
-        row = await self.jobs.create(
+        job = NewObserveJob(
             id=job_id,
             memory_id=memory_id,
-            member_id=caller.member_id,
-            member_type=caller.member_type,
-            via_server=caller.via_server,
+            caller=caller,
             episodes_json=episodes_json(episodes),
             count=len(episodes),
             now=now,
             lease_until=now + self.lease_ms,
             owner=self.owner,
         )
-        if row["status"] == "pending":
+        state = await self.jobs.create(job)
+        if state.status == "pending":
             task = asyncio.create_task(self._queued(job_id))
             self.running.add(task)
             task.add_done_callback(self.running.discard)
-        return JobState(id=row["id"], status=row["status"])
+        return state
 
     async def _queued(self, job_id: str) -> None:
         principal = current_principal.get()
@@ -149,16 +148,13 @@ class ObserveJobs:
 
     async def _run(self, job_id: str) -> None:
         now = ids.now_ms()
-        row = await self.jobs.claim(job_id, self.owner, now, now + self.lease_ms)
-        if row is None:
+        claimed = await self.jobs.claim(job_id, self.owner, now, now + self.lease_ms)
+        if claimed is None:
             return
         holder = asyncio.create_task(self._hold(job_id))
         try:
-            caller = Caller(
-                member_id=row["member_id"], member_type=row["member_type"], via_server=bool(row["via_server"])
-            )
-            episodes = episodes_from(row["episodes_json"])
-            kept = await self.observe.observe(caller, row["memory_id"], episodes, seed=job_id)
+            episodes = episodes_from(claimed.episodes_json)
+            kept = await self.observe.observe(claimed.caller, claimed.memory_id, episodes, seed=job_id)
             written = [r.version.record_id for r in kept]
             await self.jobs.finish(job_id, self.owner, "completed", written, "", ids.now_ms())
         except ProviderError as e:
@@ -185,16 +181,15 @@ class ObserveJobs:
     async def read(self, caller: Caller, memory_id: str, job_id: str) -> tuple[JobState, list[ReadRecord]]:
         """The job (needs read on its memory) and, once completed, the records it wrote."""
         await self.tree.require(caller, memory_id, "read")
-        row = await self.jobs.get(memory_id, job_id)
-        if row is None:
+        job = await self.jobs.get(memory_id, job_id)
+        if job is None:
             raise JobNotFoundError("No job with that id is in this memory.", param="job_id")
         versions = []
-        for record_id in row["record_ids"]:
+        for record_id in job.record_ids:
             stored = await self.record_store.read(record_id)
             if stored is not None:
                 versions.append(stored.latest())
-        state = JobState(row["id"], row["status"], row["error"] or None)
-        return state, await self.references.for_reads(caller, versions)
+        return job.state, await self.references.for_reads(caller, versions)
 
     async def resume_abandoned(self, limit: int = 20) -> int:
         """Runs jobs whose runner died (the sweeper calls this); how many were found."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from provider import ids
 from provider.errors import MemoryInvalidError, UnavailableError
-from provider.models import RecordVersion, StoredRecord, Writer
+from provider.models import EntityReferrer, RecordVersion, Repoint, StoredRecord, Writer
 from provider.services.lifecycle.consolidation import Run
 from provider.services.lifecycle.ports import ConsolidationStorage, EntityStorage, RecordStorage
 from provider.services.records import attributes as kinds
@@ -192,23 +192,23 @@ class EntityMerger:
         moved = 0
         ends = {plan.kept.id, plan.duplicate.id}
         for _ in range(REPOINT_ROUNDS):
-            rows = [r for r in await self.entities.referrers(plan.duplicate.id) if r["id"] not in ends]
-            allowed = await writable({r["memory_id"] for r in rows})
-            rows = [r for r in rows if r["memory_id"] in allowed]
+            rows = [r for r in await self.entities.referrers(plan.duplicate.id) if r.id not in ends]
+            allowed = await writable({r.memory_id for r in rows})
+            rows = [r for r in rows if r.memory_id in allowed]
             if not rows:
                 break
             for start in range(0, len(rows), REPOINT_BATCH):
                 moved += await self._repoint_batch(run, plan, writer, rows[start : start + REPOINT_BATCH])
         return moved
 
-    async def _repoint_batch(self, run: Run, plan: Plan, writer: Writer, rows: list[dict[str, Any]]) -> int:
+    async def _repoint_batch(self, run: Run, plan: Plan, writer: Writer, rows: list[EntityReferrer]) -> int:
         batch = [
-            {
-                "id": row["id"],
-                "expected": row["version"],
-                "seq": run.seq + 1 + i,
-                "references": repointed(row["references"], plan.duplicate.id, plan.folded),
-            }
+            Repoint(
+                id=row.id,
+                expected=row.version,
+                seq=run.seq + 1 + i,
+                references=repointed(row.references, plan.duplicate.id, plan.folded),
+            )
             for i, row in enumerate(rows)
         ]
         run.seq += len(batch)

@@ -9,19 +9,46 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from provider.models import RecordVersion, StoredRecord, Vectors, Writer
+from provider.models import (
+    ClaimedObserveJob,
+    ConsolidationRun,
+    EntityReferrer,
+    JobState,
+    NewObserveJob,
+    RecordVersion,
+    Referrer,
+    Repoint,
+    RunChange,
+    RunCounts,
+    RunRead,
+    RunStart,
+    StoredObserveJob,
+    StoredRecord,
+    Vectors,
+    Writer,
+)
 
 
 class ConsolidationStorage(Protocol):
     """What the lifecycle services need of the consolidation store."""
 
-    async def start(self, **fields: Any) -> dict[str, Any]: ...
+    async def start(
+        self,
+        *,
+        id: str,
+        memory_id: str,
+        trigger: str,
+        now: int,
+        budget: int,
+        revert_of: str | None,
+        lease_until: int,
+    ) -> RunStart: ...
 
-    async def finish(self, **fields: Any) -> None: ...
+    async def finish(self, run_id: str, status: str, now: int, read: RunRead, changed: RunCounts) -> None: ...
 
-    async def runs(self, memory_id: str) -> list[dict[str, Any]]: ...
+    async def runs(self, memory_id: str) -> list[ConsolidationRun]: ...
 
-    async def run(self, memory_id: str, run_id: str) -> dict[str, Any] | None: ...
+    async def run(self, memory_id: str, run_id: str) -> ConsolidationRun | None: ...
 
     async def log(
         self,
@@ -34,7 +61,7 @@ class ConsolidationStorage(Protocol):
         now: int,
     ) -> None: ...
 
-    async def changes(self, run_id: str) -> list[dict[str, Any]]: ...
+    async def changes(self, run_id: str) -> list[RunChange]: ...
 
     async def candidates(
         self,
@@ -45,7 +72,7 @@ class ConsolidationStorage(Protocol):
         slot: str = "embedding",
     ) -> list[dict[str, Any]]: ...
 
-    async def referrers(self, record_id: str) -> list[dict[str, Any]]: ...
+    async def referrers(self, record_id: str) -> list[Referrer]: ...
 
     async def mark_reverted(self, run_id: str, reverted_by: str) -> None: ...
 
@@ -57,25 +84,25 @@ class ConsolidationStorage(Protocol):
 class EntityStorage(Protocol):
     """What the lifecycle services need of the entity store."""
 
-    async def referrers(self, record_id: str) -> list[dict[str, Any]]: ...
+    async def referrers(self, record_id: str) -> list[EntityReferrer]: ...
 
-    async def repoint(
-        self, run_id: str, rows: list[dict[str, Any]], writer: Writer, now: int
-    ) -> list[dict[str, Any]]: ...
+    async def repoint(self, run_id: str, rows: list[Repoint], writer: Writer, now: int) -> list[str]: ...
 
 
 class JobStorage(Protocol):
     """What the lifecycle services need of the job store."""
 
-    async def create(self, **fields: Any) -> dict[str, Any]: ...
+    async def create(self, job: NewObserveJob) -> JobState: ...
 
-    async def claim(self, job_id: str, owner: str, now: int, lease_until: int) -> dict[str, Any] | None: ...
+    async def claim(
+        self, job_id: str, owner: str, now: int, lease_until: int
+    ) -> ClaimedObserveJob | None: ...
 
     async def finish(
         self, job_id: str, owner: str, status: str, record_ids: list[str], error: str, now: int
     ) -> None: ...
 
-    async def get(self, memory_id: str, job_id: str) -> dict[str, Any] | None: ...
+    async def get(self, memory_id: str, job_id: str) -> StoredObserveJob | None: ...
 
     async def abandoned(self, now: int, limit: int) -> list[str]: ...
 
