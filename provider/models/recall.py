@@ -10,6 +10,72 @@ from provider.models.records import ReadRecord
 from provider.models.tree import MemoryView
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a result or a node is: its memory's id and name."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    """One result: the record as the caller may read it, where it is, its fused score and its signals.
+
+    `score` is None for the other side of a disagreement, which came along rather than ranked.
+    """
+
+    record: ReadRecord
+    memory: Place
+    score: float | None
+    why: list[str]
+
+
+@dataclass(frozen=True)
+class RecordRef:
+    """An edge's end: the memory only when the reader may read it."""
+
+    record_id: str
+    memory_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Located:
+    """A record's id and the memory it is in."""
+
+    record_id: str
+    memory_id: str
+
+
+@dataclass(frozen=True)
+class HeldReference:
+    """A reference one record holds to another, with both memories, as the store finds it."""
+
+    source: str
+    source_memory: str
+    target: str
+    target_memory: str
+    rel: str
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """A record of the graph and where it is."""
+
+    record: ReadRecord
+    memory: Place
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """A reference; into a memory the reader may not read, only the target's id and `available` false."""
+
+    source: RecordRef
+    target: RecordRef
+    rel: str | None
+    available: bool
+
+
 @dataclass
 class RecallAnswer:
     """Results with their memories, the neighbours of the asked memory, and what was not done.
@@ -17,7 +83,7 @@ class RecallAnswer:
     `explanations` holds one per result, in order, when the recall asked to `explain`; else it is empty.
     """
 
-    results: list[tuple[ReadRecord, dict[str, str], float | None, list[str]]]
+    results: list[RecallHit]
     parent: MemoryView | None
     children: list[MemoryView]
     degraded: list[str] = field(default_factory=list)
@@ -54,12 +120,11 @@ class Explanation:
 class GraphAnswer:
     """Records as nodes with their memories, references as edges, and whether the limit cut it.
 
-    An edge is `{from, to, rel, available}`; into a memory the reader may not read, only the target's
-    record id and `available: false`.
+    An edge into a memory the reader may not read names only the target's record id, `available` false.
     """
 
-    nodes: list[tuple[ReadRecord, dict[str, str]]]
-    edges: list[dict[str, Any]]
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
     truncated: bool
     degraded: list[str]
 

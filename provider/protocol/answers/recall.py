@@ -6,7 +6,16 @@ from typing import Literal, Self
 
 from pydantic import MISSING, Field
 
-from provider.models import Explanation, GraphAnswer, MemoryView, RecallAnswer, SignalPart, ordered_privileges
+from provider.models import (
+    Explanation,
+    GraphAnswer,
+    GraphEdge,
+    MemoryView,
+    RecallAnswer,
+    RecordRef,
+    SignalPart,
+    ordered_privileges,
+)
 from provider.protocol.answers.records import RecordOut
 from provider.protocol.answers.shapes import Answer, Count, Privilege
 
@@ -109,13 +118,13 @@ class RecallOut(Answer):
         return cls(
             results=[
                 RecallResultOut(
-                    record=RecordOut.from_domain(read),
-                    memory=PlaceOut(**memory),
-                    score=score,
-                    why=why,
+                    record=RecordOut.from_domain(hit.record),
+                    memory=PlaceOut(id=hit.memory.id, name=hit.memory.name),
+                    score=hit.score,
+                    why=hit.why,
                     **({"explain": ExplainOut.from_domain(explanation)} if explanation is not None else {}),
                 )
-                for (read, memory, score, why), explanation in zip(answer.results, explained, strict=True)
+                for hit, explanation in zip(answer.results, explained, strict=True)
             ],
             children=[NeighbourOut.from_domain(c) for c in answer.children],
             degraded=list(answer.degraded),
@@ -146,6 +155,21 @@ class GraphEdgeOut(Answer):
     rel: str | MISSING | None = MISSING
     available: bool
 
+    @classmethod
+    def from_domain(cls, edge: GraphEdge) -> GraphEdgeOut:
+        return cls.model_validate(
+            {
+                "from": _ref(edge.source),
+                "to": _ref(edge.target),
+                "available": edge.available,
+                **({"rel": edge.rel} if edge.available else {}),
+            }
+        )
+
+
+def _ref(ref: RecordRef) -> dict[str, str]:
+    return {"record_id": ref.record_id, **({"memory_id": ref.memory_id} if ref.memory_id is not None else {})}
+
 
 class GraphOut(Answer):
     """`MemoryGraph`."""
@@ -160,10 +184,13 @@ class GraphOut(Answer):
     def from_domain(cls, answer: GraphAnswer) -> GraphOut:
         return cls(
             nodes=[
-                GraphNodeOut(record=RecordOut.from_domain(read), memory=PlaceOut(**memory))
-                for read, memory in answer.nodes
+                GraphNodeOut(
+                    record=RecordOut.from_domain(node.record),
+                    memory=PlaceOut(id=node.memory.id, name=node.memory.name),
+                )
+                for node in answer.nodes
             ],
-            edges=[GraphEdgeOut.model_validate(edge) for edge in answer.edges],
+            edges=[GraphEdgeOut.from_domain(edge) for edge in answer.edges],
             truncated=answer.truncated,
             degraded=answer.degraded,
         )

@@ -21,9 +21,10 @@ from provider.models import (
     Caller,
     FreeQuery,
     NamedQuery,
+    Place,
     QueryRows,
-    ReadRecord,
     RecallAnswer,
+    RecallHit,
     Writer,
 )
 from provider.sandbox.client import SandboxResult
@@ -255,12 +256,9 @@ class QueryService:
         reads = await self.references.for_reads(caller, kept)
         views = await self.tree.views(caller, sorted({v.memory_id for v in kept}))
         names = {v.node.id: v.node.name for v in views}
-        results: list[tuple[ReadRecord, dict[str, str], float | None, list[str]]] = [
-            (
-                read,
-                {"id": read.version.memory_id, "name": names.get(read.version.memory_id, "")},
-                None,
-                ["query"],
+        results = [
+            RecallHit(
+                read, Place(read.version.memory_id, names.get(read.version.memory_id, "")), None, ["query"]
             )
             for read in reads
         ]

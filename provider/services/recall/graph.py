@@ -6,7 +6,7 @@ from typing import Any
 
 from provider import access
 from provider.errors import RecordNotFoundError
-from provider.models import Caller, GraphAnswer, GraphAsk
+from provider.models import Caller, GraphAnswer, GraphAsk, GraphEdge, GraphNode, Place, RecordRef
 from provider.services.recall.ports import GraphStorage, RecallStorage
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
@@ -49,37 +49,27 @@ class GraphService:
             raise RecordNotFoundError("No record with that id is in this memory or below it.", param="around")
         truncated = len(rows) > limit
         rows = rows[:limit]
-        ids = [r["id"] for r in rows]
+        ids = [r.record_id for r in rows]
         versions = await self.recall.current(ids)
         reads = await self.references.for_reads(
             caller, [versions[i] for i in ids if i in versions], frozenset(reach.readable_scope())
         )
         names = {
-            v.node.id: v.node.name
-            for v in await self.tree.views(caller, sorted({r["memory_id"] for r in rows}))
+            v.node.id: v.node.name for v in await self.tree.views(caller, sorted({r.memory_id for r in rows}))
         }
         edges = await self._edges(caller, ids)
         nodes = [
-            (read, {"id": read.version.memory_id, "name": names.get(read.version.memory_id, "")})
+            GraphNode(read, Place(read.version.memory_id, names.get(read.version.memory_id, "")))
             for read in reads
         ]
         return GraphAnswer(nodes, edges, truncated, degraded)
 
-    async def _edges(self, caller: Caller, ids: list[str]) -> list[dict[str, Any]]:
-        rows = await self.graph.edges(ids)
-        readable = await self.references.readable(caller, {r["to_memory"] for r in rows})
-        edges = []
-        for row in rows:
-            source = {"record_id": row["from_id"], "memory_id": row["from_memory"]}
-            if row["to_memory"] in readable:
-                edges.append(
-                    {
-                        "from": source,
-                        "to": {"record_id": row["to_id"], "memory_id": row["to_memory"]},
-                        "rel": row["rel"],
-                        "available": True,
-                    }
-                )
-            else:
-                edges.append({"from": source, "to": {"record_id": row["to_id"]}, "available": False})
-        return edges
+    async def _edges(self, caller: Caller, ids: list[str]) -> list[GraphEdge]:
+        held = await self.graph.edges(ids)
+        readable = await self.references.readable(caller, {r.target_memory for r in held})
+        return [
+            GraphEdge(RecordRef(r.source, r.source_memory), RecordRef(r.target, r.target_memory), r.rel, True)
+            if r.target_memory in readable
+            else GraphEdge(RecordRef(r.source, r.source_memory), RecordRef(r.target), None, False)
+            for r in held
+        ]

@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from provider.models import HistoryRanking, Hit, RecordVersion, ScopeSize, Subject, WordMatches
+from provider.models import (
+    HeldReference,
+    HistoryRanking,
+    Hit,
+    Located,
+    RecordVersion,
+    ScopeSize,
+    Subject,
+    WordMatches,
+)
 
 
 class GraphStorage(Protocol):
@@ -17,9 +26,9 @@ class GraphStorage(Protocol):
 
     async def nodes(
         self, scope: list[str], around: str | None, hops: int, types: list[str] | None, limit: int
-    ) -> list[dict[str, Any]]: ...
+    ) -> list[Located]: ...
 
-    async def edges(self, record_ids: list[str]) -> list[dict[str, Any]]: ...
+    async def edges(self, record_ids: list[str]) -> list[HeldReference]: ...
 
 
 class RecallStorage(Protocol):

@@ -13,9 +13,10 @@ from provider.models import (
     Caller,
     Explanation,
     MemoryView,
-    ReadRecord,
+    Place,
     RecallAnswer,
     RecallAsk,
+    RecallHit,
     RecordVersion,
     ScopeSize,
     words_cut,
@@ -142,7 +143,7 @@ class RecallService:
             views.update({v.node.id: v for v in await self.tree.views(caller, deeper)})
         results = await self._hydrate(caller, ranked, instant, views, frozenset(reach.readable_scope()))
         parent, children = self._neighbours(parent_id, children_ids, views)
-        found = {read.version.record_id for read, _, _, _ in results}
+        found = {hit.record.version.record_id for hit in results}
         explained = (self._explained(h) for h in ranked if h.record_id in found)
         # Built once: the answer's list when asked; else the trace reads the generator, only if recording.
         explanations = list(explained) if request.explain else []
@@ -392,7 +393,7 @@ class RecallService:
         instant: int | None,
         views: dict[str, MemoryView],
         readable: frozenset[str],
-    ) -> list[tuple[ReadRecord, dict[str, str], float | None, list[str]]]:
+    ) -> list[RecallHit]:
         versions = await self._versions([h.record_id for h in ranked], instant)
         reads = await self.references.for_reads(
             caller, [versions[h.record_id] for h in ranked if h.record_id in versions], readable
@@ -400,9 +401,9 @@ class RecallService:
         by_id = {r.version.record_id: r for r in reads}
         names = {memory_id: view.node.name for memory_id, view in views.items()}
         return [
-            (
+            RecallHit(
                 by_id[h.record_id],
-                {"id": h.memory_id, "name": names.get(h.memory_id, "")},
+                Place(h.memory_id, names.get(h.memory_id, "")),
                 round(h.score, 6) if h.other_side_of is None else None,
                 h.why,
             )
@@ -432,7 +433,9 @@ class RecallService:
         state = await self.vectors.state()
         return self.abstain_below(state.models.get(slot, state.active_model))
 
-    def _abstain(self, request: RecallAsk, results: list[Any], best: float | None, threshold: float) -> bool:
+    def _abstain(
+        self, request: RecallAsk, results: list[RecallHit], best: float | None, threshold: float
+    ) -> bool:
         if not results:
             return True
         if request.query and not request.text and request.filters is None:
