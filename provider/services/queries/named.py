@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -31,22 +30,6 @@ class QueryDefinition:
     requires: str = "read"
     language: str = LANGUAGE
     name: str | None = None
-
-
-def from_row(row: dict[str, Any]) -> NamedQuery:
-    """Back from the stored node."""
-    return NamedQuery(
-        memory_id=row["memory_id"],
-        name=row["name"],
-        description=row.get("description") or "",
-        body=row["body"],
-        params=json.loads(row.get("params_json") or "{}"),
-        requires=row.get("requires") or "read",
-        language=row.get("language") or LANGUAGE,
-        created_at=row.get("created_at"),
-        updated_at=row.get("updated_at"),
-        written_by=row.get("written_by"),
-    )
 
 
 def definition_of(memory_id: str, name: str, asked: QueryDefinition) -> NamedQuery:

@@ -7,9 +7,9 @@ tests pass in-memory fakes.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
-from provider.models import Projection, RecordVersion
+from provider.models import NamedQuery, Projection, RecordVersion
 
 
 class NamedQueryStorage(Protocol):
@@ -25,11 +25,11 @@ class NamedQueryStorage(Protocol):
         params_json: str,
         written_by: str,
         now: int,
-    ) -> dict[str, Any] | None: ...
+    ) -> NamedQuery | None: ...
 
-    async def list(self, memory_id: str) -> list[dict[str, Any]]: ...
+    async def list(self, memory_id: str) -> list[NamedQuery]: ...
 
-    async def get(self, memory_id: str, name: str) -> dict[str, Any] | None: ...
+    async def get(self, memory_id: str, name: str) -> NamedQuery | None: ...
 
 
 class ProjectionStorage(Protocol):

@@ -36,7 +36,6 @@ from provider.services.queries.named import (
     QueryDefinition,
     check_language,
     definition_of,
-    from_row,
 )
 from provider.services.queries.ports import NamedQueryStorage, ProjectionStorage, RecordReads
 from provider.services.records.references import ReferenceResolver
@@ -118,7 +117,7 @@ class QueryService:
         """The memory's named queries; needs read."""
         await self.tree.require(caller, memory_id, "read")
         self._require_sandbox()
-        return [from_row(row) for row in await self.named.list(memory_id)]
+        return await self.named.list(memory_id)
 
     async def define_named(
         self, caller: Caller, memory_id: str, name: str, asked: QueryDefinition
@@ -128,7 +127,7 @@ class QueryService:
         self._require_sandbox()
         query = definition_of(memory_id, name, asked)
         await params_schema.checked_definition(query.params)
-        row = await self.named.put(
+        stored = await self.named.put(
             memory_id=memory_id,
             name=name,
             description=query.description,
@@ -137,10 +136,10 @@ class QueryService:
             written_by=caller.principal,
             now=ids.now_ms(),
         )
-        if row is None:
+        if stored is None:
             await self.tree.require(caller, memory_id, "write")  # the memory vanished: 404 now
             raise NamedQueryNotFoundError("The memory is gone.", param="memory_id")
-        return from_row(row)
+        return stored
 
     async def run_named(
         self, caller: Caller, memory_id: str, name: str, params: dict[str, Any]
@@ -149,10 +148,9 @@ class QueryService:
         reach = await self.tree.readable_scope(caller, memory_id, None)
         reach.require("read")
         self._require_sandbox()
-        row = await self.named.get(memory_id, name)
-        if row is None:
+        query = await self.named.get(memory_id, name)
+        if query is None:
             raise NamedQueryNotFoundError("No named query with that name on this memory.", param="name")
-        query = from_row(row)
         if query.requires != "read":
             raise MemoryUnsupportedError("A named query that needs write is not supported.", param="name")
         await params_schema.checked_params(query.params, params)
