@@ -380,7 +380,7 @@ class Settings(BaseSettings):
     """Observe jobs this process runs at once; more wait their turn (and the write queue's)."""
     idempotency_wait_seconds: PositiveFloat = 30.0
     """How long a request waits for an earlier one with the same `Idempotency-Key` to finish before it
-    hears 409 (the first request is still running)."""
+    hears 409 `memory_busy`."""
 
     # What operators and people see (docs/OPERATIONS.md "Metrics, logs, readiness", docs/EXPLORER.md).
     metrics: bool = True
