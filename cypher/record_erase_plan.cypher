@@ -1,10 +1,10 @@
 // What an erase of some records reaches: the records named (which must be in the memory), every
 // record derived from them whose derived_from sources are all being erased (followed to a fixed
-// point, five levels deep), and the file ids any of their versions name.
+// point, five levels deep).
 // Parameters: $memory_id, $ids (list of record ids).
 // Columns: missing (ids not in the memory and not erased from it before), doomed (list of maps: id,
-//   memory_id), contents (content_json of their versions). An id an earlier Erasure of this memory
-//   named is not missing: a retry of an erase that was cut off part-way finishes instead of failing.
+//   memory_id). An id an earlier Erasure of this memory named is not missing: a retry of an erase
+//   that was cut off part-way finishes instead of failing. (record_erase notes the files they name.)
 // Scope: the service has checked delete on the memory; derived copies elsewhere are reached too,
 // because erase is a person's right over what was concluded from their words.
 CALL () {
@@ -24,9 +24,4 @@ CALL () {
      OR all(src IN [(candidate)-[:REFERENCES {rel: 'derived_from'}]->(s:Record) | s] WHERE src IN reached)
   RETURN collect({id: candidate.id, memory_id: candidate.memory_id}) AS doomed
 }
-CALL (doomed) {
-  UNWIND doomed AS gone
-  MATCH (v:RecordVersion {record_id: gone.id})
-  RETURN collect(DISTINCT v.content_json) AS contents
-}
-RETURN missing, doomed, contents
+RETURN missing, doomed

@@ -52,7 +52,7 @@ async def _caller(services: Services, principal: str) -> Caller:
     member = await services.admin.principals.get_member(member_id) if kind == "member" else None
     if member is None:
         raise MemberNotFoundError("--as must name a known member as member:<id>.")
-    return Caller(member_id=member["id"], member_type=member["type"])
+    return Caller(member_id=member.id, member_type=member.type)
 
 
 def yield_cpu(niceness: int) -> None:

@@ -4,6 +4,39 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from provider.models.access import MemberType
+
+
+@dataclass(frozen=True)
+class Member:
+    """A member as stored: a person or an agent that may call."""
+
+    id: str
+    type: MemberType
+    name: str
+
+
+@dataclass(frozen=True)
+class Group:
+    """A group as stored: grants to it reach its members and the members of groups inside it."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class KeyHolder:
+    """Whom a key in force belongs to, what kind of key it is, and when it last authenticated.
+
+    `key_id` is None for a key stored before keys had ids, until schema_022 gives it one.
+    """
+
+    member_id: str
+    member_type: MemberType
+    server: bool
+    key_id: str | None
+    last_used_at_ms: int | None
+
 
 @dataclass(frozen=True)
 class ApiKey:

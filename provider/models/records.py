@@ -169,3 +169,59 @@ class StoredFile:
     created_at_ms: int
     purpose: str
     media_type: str
+
+
+@dataclass(frozen=True)
+class ErasePlan:
+    """What an erase of some records reaches, judged before anything is removed.
+
+    `missing` are the ids named that are not in the memory (nor erased from it before); `doomed` maps
+    each record to remove (the named, and those derived only from them, wherever they live) to its memory.
+    """
+
+    missing: list[str]
+    doomed: dict[str, str]
+
+
+@dataclass(frozen=True)
+class FileMeta:
+    """A kept file as the store knows it: whose upload it is, what it is, and the digest of its bytes."""
+
+    id: str
+    owner: str
+    name: str
+    media_type: str
+    bytes: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class FileAdmission:
+    """An upload judged against its owner's quota: what the owner held before it, and the file if it fit."""
+
+    held_files: int
+    held_bytes: int
+    stored: StoredFile | None
+
+
+@dataclass(frozen=True)
+class FileSweep:
+    """A note an erase or a memory delete left: files whose bytes go once no version names them."""
+
+    id: str
+    file_ids: list[str]
+
+
+@dataclass(frozen=True)
+class IdempotencyKey:
+    """A key as a claim on it left it: whether this request holds it now, and the first request's answer.
+
+    `status` and `body` are the kept answer once `state` is no longer pending.
+    """
+
+    fresh: bool
+    fingerprint: str
+    state: str
+    status: int | None
+    body: str | None
+    created_at: int

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from provider.models.access import Privilege
 
@@ -44,6 +43,35 @@ class MemoryNode:
     created_at: int
     updated_at: int
     record_count: int = 0
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    """A memory about to be stored, its ids chosen and its creator named.
+
+    `provider` None means the parent's provider, or `default_provider` for a root. The field names are
+    the parameters of memory_create.cypher.
+    """
+
+    id: str
+    name: str
+    description: str
+    parent_id: str | None
+    restricted: bool
+    provider: str | None
+    default_provider: str
+    grant_id: str
+    creator: str
+    now: int
+
+
+@dataclass(frozen=True)
+class CreatedMemory:
+    """What a create stored: `created` is False when a memory with the id stood already (a retry)."""
+
+    id: str
+    provider: str
+    created: bool
 
 
 @dataclass(frozen=True)
@@ -92,7 +120,7 @@ class HarnessMemories:
 
     principal: str
     default_memory_id: str | None
-    observe: Any
+    observe: bool
     memories: list[HarnessMemory]
 
 
@@ -104,6 +132,17 @@ class Harness:
     name: str
     member_id: str
     principal: str
+
+
+@dataclass(frozen=True)
+class HarnessSettings:
+    """A harness as stored: its agent's member, its default memory and whether it observes turns."""
+
+    id: str
+    name: str
+    member_id: str
+    default_memory_id: str | None
+    observe: bool
 
 
 @dataclass(frozen=True)

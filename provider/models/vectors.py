@@ -36,3 +36,32 @@ class VectorState:
     @property
     def active_model(self) -> str:
         return self.models[self.active]
+
+
+@dataclass(frozen=True)
+class RecordWords:
+    """An active record's words, which its current version's vector is made from."""
+
+    record_id: str
+    words: str
+
+
+@dataclass(frozen=True)
+class SlotGap:
+    """A record as a model move finds it: its versions' words where the target slot lacks a vector.
+
+    `words` is by version number (empty when nothing is missing); `record_missing` says whether the
+    Record itself holds the source vector and not the target one.
+    """
+
+    record_id: str
+    words: dict[int, str]
+    record_missing: bool
+
+
+@dataclass(frozen=True)
+class SlotFill:
+    """The target slot's vectors a move made for one record, by version number."""
+
+    record_id: str
+    vectors: dict[int, list[float]]

@@ -2,9 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
 
+from provider.models import FileAdmission, FileMeta, FileSweep, StoredFile
 from provider.store.driver import Neo4jStore, Row
+
+
+def _file_ids(contents: list[str]) -> list[str]:
+    """The file ids named in stored content (each a JSON list of parts, as versions keep it)."""
+    found: list[str] = []
+    for raw in contents:
+        for part in json.loads(raw or "[]"):
+            if isinstance(part, dict) and part.get("type") == "file" and isinstance(part.get("file"), dict):
+                found.append(str(part["file"].get("id")))
+    return found
+
+
+def _meta(row: Row) -> FileMeta:
+    return FileMeta(
+        id=row["id"],
+        owner=row["owner"],
+        name=row["name"],
+        media_type=row["media_type"],
+        bytes=row["bytes"],
+        sha256=row["sha256"],
+    )
 
 
 class Neo4jFileStore:
@@ -13,9 +35,36 @@ class Neo4jFileStore:
     def __init__(self, store: Neo4jStore):
         self.store = store
 
-    async def create(self, **fields: Any) -> Row:
-        """One uploaded file if its owner's quota has room (`fits`), with the owner's usage before it."""
-        return (await self.store.write("file_create", **fields))[0]
+    async def create(
+        self, file: FileMeta, *, purpose: str, now: int, max_files: int, max_bytes: int
+    ) -> FileAdmission:
+        """One uploaded file if its owner's quota has room, with what the owner held before it."""
+        row = (
+            await self.store.write(
+                "file_create",
+                id=file.id,
+                owner=file.owner,
+                name=file.name,
+                media_type=file.media_type,
+                bytes=file.bytes,
+                sha256=file.sha256,
+                purpose=purpose,
+                now=now,
+                max_files=max_files,
+                max_bytes=max_bytes,
+            )
+        )[0]
+        stored = None
+        if row["fits"]:
+            stored = StoredFile(
+                id=row["id"],
+                filename=row["name"],
+                bytes=row["bytes"],
+                created_at_ms=row["created_at"],
+                purpose=row["purpose"],
+                media_type=row["media_type"],
+            )
+        return FileAdmission(held_files=row["files"], held_bytes=row["used"], stored=stored)
 
     async def name(self, file_ids: list[str], now: int) -> list[str]:
         """Marks files as named by a record; the ids refused because the sweep is reclaiming them."""
@@ -34,9 +83,9 @@ class Neo4jFileStore:
         """Claimed files a version turned out to name: never candidates again."""
         await self.store.write("file_release", ids=file_ids, now=now)
 
-    async def unnamed(self, file_ids: list[str]) -> list[Row]:
-        """Files no record version names any more."""
-        return await self.store.read("file_unnamed", ids=file_ids)
+    async def unnamed(self, file_ids: list[str]) -> dict[str, str]:
+        """Of these, the files no record version names any more: file id → the digest of its bytes."""
+        return {r["id"]: r["sha256"] for r in await self.store.read("file_unnamed", ids=file_ids)}
 
     async def delete(self, file_ids: list[str]) -> None:
         """Removes file metadata."""
@@ -47,13 +96,14 @@ class Neo4jFileStore:
         rows = await self.store.read("file_digest_unused", digests=digests, leaving=leaving)
         return [r["sha256"] for r in rows]
 
-    async def get_many(self, file_ids: list[str]) -> dict[str, Row]:
+    async def get_many(self, file_ids: list[str]) -> dict[str, FileMeta]:
         """Id → metadata for the ids that exist."""
-        return {r["id"]: r for r in await self.store.read("file_get_many", ids=file_ids)}
+        return {r["id"]: _meta(r) for r in await self.store.read("file_get_many", ids=file_ids)}
 
-    async def sweeps(self, before: int, limit: int) -> list[Row]:
+    async def sweeps(self, before: int, limit: int) -> list[FileSweep]:
         """Notes of files to check (left by erase and memory delete), oldest first."""
-        return await self.store.read("file_sweep_pending", before=before, limit=limit)
+        rows = await self.store.read("file_sweep_pending", before=before, limit=limit)
+        return [FileSweep(id=r["id"], file_ids=_file_ids(r["contents"])) for r in rows]
 
     async def sweep_done(self, sweep_id: str) -> None:
         """Drops a note once its files are dealt with."""

@@ -62,10 +62,10 @@ class Neo4jGrantStore:
         rows = await self.store.write("grant_put", **params)
         return _grant(rows[0]) if rows else None
 
-    async def get(self, memory_id: str, grant_id: str) -> Row | None:
-        """A grant sitting on the memory, or None."""
+    async def get(self, memory_id: str, grant_id: str) -> Grant | None:
+        """A grant sitting on the memory, or None (one on another memory, an ancestor's too, is None)."""
         rows = await self.store.read("grant_get", memory_id=memory_id, grant_id=grant_id)
-        return rows[0] if rows else None
+        return _grant(rows[0]) if rows else None
 
     async def delete(self, memory_id: str, grant_id: str) -> None:
         """Removes a grant sitting on the memory."""

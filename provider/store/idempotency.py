@@ -2,29 +2,39 @@
 
 from __future__ import annotations
 
-from provider.store.driver import Neo4jStore, Row
+from provider.models import IdempotencyKey
+from provider.store.driver import Neo4jStore
 
 
 class Neo4jIdempotencyStore:
-    """Claim, renew, complete, release, read and sweep keys; only a key's owner (token) changes it."""
+    """Claim, renew, complete, release and sweep keys; only a key's owner (token) changes it."""
 
     def __init__(self, store: Neo4jStore):
         self.store = store
 
     async def claim(
         self, key_id: str, fingerprint: str, token: str, *, now: int, expires_before: int, lease_until: int
-    ) -> Row:
+    ) -> IdempotencyKey:
         """`fresh` is true when this request owns the key now (new, expired, or its lease ran out)."""
-        rows = await self.store.write(
-            "idempotency_claim",
-            id=key_id,
-            fingerprint=fingerprint,
-            token=token,
-            now=now,
-            expires_before=expires_before,
-            lease_until=lease_until,
+        row = (
+            await self.store.write(
+                "idempotency_claim",
+                id=key_id,
+                fingerprint=fingerprint,
+                token=token,
+                now=now,
+                expires_before=expires_before,
+                lease_until=lease_until,
+            )
+        )[0]
+        return IdempotencyKey(
+            fresh=bool(row["fresh"]),
+            fingerprint=row["fingerprint"],
+            state=row["state"],
+            status=row["status"],
+            body=row["body"],
+            created_at=row["created_at"],
         )
-        return rows[0]
 
     async def renew(self, key_id: str, token: str, lease_until: int) -> bool:
         """False when the key is no longer this owner's."""
@@ -40,11 +50,6 @@ class Neo4jIdempotencyStore:
     async def release(self, key_id: str, token: str) -> None:
         """Lets a retry run again."""
         await self.store.write("idempotency_release", id=key_id, token=token)
-
-    async def read(self, key_id: str) -> Row | None:
-        """The key's state, or None once released."""
-        rows = await self.store.read("idempotency_read", id=key_id)
-        return rows[0] if rows else None
 
     async def sweep(self, expires_before: int, stale_before: int, batch: int) -> int:
         """Deletes up to `batch` expired or abandoned keys; how many."""

@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal, cast
+from dataclasses import asdict
+from typing import Literal, cast
 
 from provider.errors import UnavailableError
 from provider.ids import now_ms
-from provider.models import MemoryFacts, MemoryNode, NodeFacts, ReachFacts, ScopeSizes, UsageLimits
+from provider.models import (
+    CreatedMemory,
+    MemoryFacts,
+    MemoryNode,
+    NewMemory,
+    NodeFacts,
+    ReachFacts,
+    ScopeSizes,
+    UsageLimits,
+)
 from provider.store.driver import Neo4jStore, Row
 from provider.store.usage import Charge, Neo4jUsageStore
 
@@ -129,16 +139,20 @@ class Neo4jMemoryStore:
         ]
         return facts, {r["id"]: r["name"] for r in rows}
 
-    async def create(self, **fields: Any) -> Row | None:
+    async def create(self, memory: NewMemory) -> CreatedMemory | None:
         """Creates a memory with its creator's grant; None when the parent vanished.
 
         The memory is charged to its creator's quota of memories: past it, 429 and nothing created.
+        A memory whose id stands already is left as it is and charged nothing (`created` False).
         """
-        made = Charge(payer=fields["creator"], memories=1)
+        made = Charge(payer=memory.creator, memories=1)
         rows = await self.usage.charged(
-            "memory_create", fields, lambda rows: made if rows and rows[0]["created"] else None
+            "memory_create", asdict(memory), lambda rows: made if rows and rows[0]["created"] else None
         )
-        return rows[0] if rows else None
+        if not rows:
+            return None
+        row = rows[0]
+        return CreatedMemory(id=row["id"], provider=row["provider"], created=bool(row["created"]))
 
     async def update(
         self, memory_id: str, *, name: str | None, description: str | None, restricted: bool | None, now: int

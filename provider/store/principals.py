@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from provider.models import ApiKey, Group, KeyHolder, Member
+from provider.store.driver import Neo4jStore, Row
 
-from provider.store.driver import Neo4jStore
+
+def _key(row: Row, now: int) -> ApiKey:
+    """A key map (never its hash), judged at `now`."""
+    return ApiKey(
+        id=row["id"],
+        member_id=row["member_id"],
+        server=bool(row["server"]),
+        created_at_ms=row.get("created_at"),
+        expires_at_ms=row.get("expires_at"),
+        last_used_at_ms=row.get("last_used_at"),
+        revoked_at_ms=row.get("revoked_at"),
+        now_ms=now,
+    )
+
+
+def _member(row: Row) -> Member:
+    return Member(id=row["id"], type=row["type"], name=row["name"])
 
 
 class Neo4jPrincipalStore:
@@ -13,20 +30,20 @@ class Neo4jPrincipalStore:
     def __init__(self, store: Neo4jStore):
         self.store = store
 
-    async def create_member(self, member_id: str, member_type: str, name: str, now: int) -> dict[str, Any]:
+    async def create_member(self, member_id: str, member_type: str, name: str, now: int) -> Member:
         """Stores a new member."""
         rows = await self.store.write("member_create", id=member_id, type=member_type, name=name, now=now)
-        return rows[0]
+        return _member(rows[0])
 
-    async def get_member(self, member_id: str) -> dict[str, Any] | None:
+    async def get_member(self, member_id: str) -> Member | None:
         """A member by id, or None."""
         rows = await self.store.read("member_get", id=member_id)
-        return rows[0] if rows else None
+        return _member(rows[0]) if rows else None
 
     async def add_key(
         self, member_id: str, key_id: str, key_hash: str, *, server: bool, now: int, expires_at: int | None
-    ) -> dict[str, Any] | None:
-        """Stores a key's hash for a member; the key's fields, or None when the member is unknown."""
+    ) -> ApiKey | None:
+        """Stores a key's hash for a member; the key judged at `now`, or None when the member is unknown."""
         rows = await self.store.write(
             "api_key_create",
             member_id=member_id,
@@ -36,26 +53,35 @@ class Neo4jPrincipalStore:
             now=now,
             expires_at=expires_at,
         )
-        return dict(rows[0]["key"]) if rows else None
+        return _key(rows[0]["key"], now) if rows else None
 
-    async def resolve_key(self, key_hash: str, now: int) -> dict[str, Any] | None:
+    async def resolve_key(self, key_hash: str, now: int) -> KeyHolder | None:
         """The member and kind of a key in force at `now`, or None (unknown, revoked or expired)."""
         rows = await self.store.read("api_key_resolve", hash=key_hash, now=now)
-        return rows[0] if rows else None
+        if not rows:
+            return None
+        row = rows[0]
+        return KeyHolder(
+            member_id=row["member_id"],
+            member_type=row["member_type"],
+            server=bool(row["server"]),
+            key_id=row["key_id"],
+            last_used_at_ms=row["last_used_at"],
+        )
 
     async def touch_key(self, key_id: str, now: int, every_ms: int) -> None:
         """Stamps `last_used_at`, unless it was stamped less than `every_ms` ago."""
         await self.store.write("api_key_touch", id=key_id, now=now, every=every_ms)
 
-    async def list_keys(self, member_id: str) -> list[dict[str, Any]] | None:
-        """A member's keys, newest first; None when the member is unknown."""
+    async def list_keys(self, member_id: str, now: int) -> list[ApiKey] | None:
+        """A member's keys, newest first, judged at `now`; None when the member is unknown."""
         rows = await self.store.read("api_key_list", member_id=member_id)
-        return [dict(key) for key in rows[0]["keys"]] if rows else None
+        return [_key(key, now) for key in rows[0]["keys"]] if rows else None
 
-    async def revoke_key(self, member_id: str, key_id: str, at: int) -> dict[str, Any] | None:
-        """Ends a member's key at `at` (an earlier end stays); None when either is unknown."""
+    async def revoke_key(self, member_id: str, key_id: str, at: int) -> ApiKey | None:
+        """Ends a member's key at `at` (an earlier end stays), judged then; None when either is unknown."""
         rows = await self.store.write("api_key_revoke", member_id=member_id, id=key_id, at=at)
-        return dict(rows[0]["key"]) if rows else None
+        return _key(rows[0]["key"], at) if rows else None
 
     async def rotate_key(
         self,
@@ -66,8 +92,8 @@ class Neo4jPrincipalStore:
         now: int,
         old_ends: int,
         expires_at: int | None,
-    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        """A new key `(id, hash)` in the old one's place; (new, old) fields, or None when unknown."""
+    ) -> tuple[ApiKey, ApiKey] | None:
+        """A new key `(id, hash)` in the old one's place; (new, old) judged at `now`, or None when unknown."""
         key_id, key_hash = new
         rows = await self.store.write(
             "api_key_rotate",
@@ -79,11 +105,12 @@ class Neo4jPrincipalStore:
             old_ends=old_ends,
             expires_at=expires_at,
         )
-        return (dict(rows[0]["key"]), dict(rows[0]["previous"])) if rows else None
+        return (_key(rows[0]["key"], now), _key(rows[0]["previous"], now)) if rows else None
 
-    async def create_group(self, group_id: str, name: str, now: int) -> dict[str, Any]:
+    async def create_group(self, group_id: str, name: str, now: int) -> Group:
         """Stores a new group."""
-        return (await self.store.write("group_create", id=group_id, name=name, now=now))[0]
+        row = (await self.store.write("group_create", id=group_id, name=name, now=now))[0]
+        return Group(id=row["id"], name=row["name"])
 
     async def add_to_group(self, group_id: str, member_id: str) -> bool:
         """Adds a member or group to a group; False when either is unknown."""

@@ -10,7 +10,16 @@ import uuid
 from typing import Any
 
 from provider.ids import parse_instant
-from provider.models import RecordVersion, StoredRecord, UsageLimits, Vectors, Writer
+from provider.models import (
+    ErasePlan,
+    RecordVersion,
+    RecordWords,
+    Snapshot,
+    StoredRecord,
+    UsageLimits,
+    Vectors,
+    Writer,
+)
 from provider.store.driver import Neo4jStore, Row
 from provider.store.usage import Charge, Neo4jUsageStore
 
@@ -137,6 +146,17 @@ def version_from(row: dict[str, Any]) -> RecordVersion:
     )
 
 
+def snapshot_from(row: Row) -> Snapshot:
+    """A snapshot's columns as the domain's `Snapshot`."""
+    return Snapshot(
+        id=row["id"],
+        memory_id=row["memory_id"],
+        name=row["name"],
+        message=row["message"] or "",
+        at_ms=row["at"],
+    )
+
+
 def _edges(references: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"rel": r["rel"], "record_id": r["record_id"], "position": i} for i, r in enumerate(references)]
 
@@ -192,12 +212,14 @@ class Neo4jRecordStore:
         )
         return int(result[0]["created"]) if result else 0
 
-    async def embedding_page(self, memory_id: str, after: str, limit: int) -> list[Row]:
+    async def embedding_page(self, memory_id: str, after: str, limit: int) -> list[RecordWords]:
         """Active records' ids and words, by id, after `after`."""
-        return await self.store.read("record_embedding_page", memory_id=memory_id, after=after, limit=limit)
+        rows = await self.store.read("record_embedding_page", memory_id=memory_id, after=after, limit=limit)
+        return [RecordWords(record_id=r["id"], words=r["words"] or "") for r in rows]
 
-    async def set_embeddings(self, slot: str, rows: list[dict[str, Any]]) -> None:
-        """New vectors in one slot for the Record and its current version."""
+    async def set_embeddings(self, slot: str, vectors: dict[str, list[float]]) -> None:
+        """New vectors in one slot (record id → vector) for the Record and its current version."""
+        rows = [{"id": record_id, "embedding": vector} for record_id, vector in vectors.items()]
         await self.store.write("record_embedding_set", slot=slot, rows=rows)
 
     async def entities(self, memory_ids: list[str], types: tuple[str, ...] = ("entity",)) -> list[Row]:
@@ -209,9 +231,12 @@ class Neo4jRecordStore:
         rows = await self.store.read("record_standing", memory_id=memory_id, limit=limit)
         return [version_from(r["version"]) for r in rows]
 
-    async def erase_plan(self, memory_id: str, record_ids: list[str]) -> Row:
-        """Missing ids, doomed records (the named and what was derived only from them), their contents."""
-        return (await self.store.read("record_erase_plan", memory_id=memory_id, ids=record_ids))[0]
+    async def erase_plan(self, memory_id: str, record_ids: list[str]) -> ErasePlan:
+        """Missing ids, and the doomed records (the named and what was derived only from them)."""
+        row = (await self.store.read("record_erase_plan", memory_id=memory_id, ids=record_ids))[0]
+        return ErasePlan(
+            missing=list(row["missing"]), doomed={d["id"]: d["memory_id"] for d in row["doomed"]}
+        )
 
     async def erase(self, memory_id: str, record_ids: list[str], named: list[str], now: int) -> None:
         """Removes every version and the record itself, leaving notes of what is left to do.
@@ -292,16 +317,23 @@ class Neo4jRecordStore:
         """Closes the current version as forgotten."""
         await self.store.write("record_forget", id=record_id, memory_id=memory_id, now=now)
 
-    async def create_snapshot(self, **fields: Any) -> Row | None:
-        """A named instant."""
-        rows = await self.store.write("snapshot_create", **fields)
-        return rows[0] if rows else None
+    async def create_snapshot(self, snapshot: Snapshot) -> Snapshot | None:
+        """A named instant, as stored; None when the memory does not exist."""
+        rows = await self.store.write(
+            "snapshot_create",
+            id=snapshot.id,
+            memory_id=snapshot.memory_id,
+            name=snapshot.name,
+            message=snapshot.message,
+            at=snapshot.at_ms,
+        )
+        return snapshot_from(rows[0]) if rows else None
 
-    async def snapshots(self, memory_id: str) -> list[Row]:
-        """A memory's snapshots."""
-        return await self.store.read("snapshot_list", memory_id=memory_id)
+    async def snapshots(self, memory_id: str) -> list[Snapshot]:
+        """A memory's snapshots, oldest first."""
+        return [snapshot_from(r) for r in await self.store.read("snapshot_list", memory_id=memory_id)]
 
-    async def snapshot(self, snapshot_id: str) -> Row | None:
+    async def snapshot(self, snapshot_id: str) -> Snapshot | None:
         """One snapshot."""
         rows = await self.store.read("snapshot_get", id=snapshot_id)
-        return rows[0] if rows else None
+        return snapshot_from(rows[0]) if rows else None

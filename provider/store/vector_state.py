@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from provider.ids import now_ms
-from provider.models import VectorState
-from provider.store.driver import Neo4jStore, Row
+from provider.models import SlotFill, SlotGap, VectorState
+from provider.store.driver import Neo4jStore
 from provider.store.schema import FIRST_SLOT_INDEX
 
 
@@ -39,14 +37,26 @@ class Neo4jVectorStateStore:
             now=now_ms(),
         )
 
-    async def fill_page(self, source: str, target: str, after: str, limit: int) -> list[Row]:
+    async def fill_page(self, source: str, target: str, after: str, limit: int) -> list[SlotGap]:
         """A page of records by id, each with its versions that hold `source` but not `target`."""
-        return await self.store.read(
+        rows = await self.store.read(
             "vector_fill_page", source=source, target=target, after=after, limit=limit
         )
+        return [
+            SlotGap(
+                record_id=str(r["id"]),
+                words={int(v["version"]): v["words"] or "" for v in r["versions"]},
+                record_missing=bool(r["record_missing"]),
+            )
+            for r in rows
+        ]
 
-    async def fill(self, source: str, target: str, rows: list[dict[str, Any]]) -> int:
+    async def fill(self, source: str, target: str, fills: list[SlotFill]) -> int:
         """Writes target vectors on versions, and each record's current one on the record."""
+        rows = [
+            {"id": f.record_id, "vectors": [{"version": n, "vector": v} for n, v in f.vectors.items()]}
+            for f in fills
+        ]
         result = await self.store.write("vector_fill_set", source=source, target=target, rows=rows)
         return int(result[0]["filled"]) if result else 0
 

@@ -39,7 +39,7 @@ import pytest
 from provider.composition import query_limits
 from provider.config import Settings
 from provider.errors import ProviderError
-from provider.models import Caller, FreeQuery, RecallAnswer, RecordVersion, Writer
+from provider.models import Caller, FreeQuery, NewMemory, RecallAnswer, RecordVersion, Writer
 from provider.protocol.answers.queries import query_answer
 from provider.protocol.errors import envelope
 from provider.sandbox.pool import SandboxPool
@@ -274,11 +274,11 @@ class Fixture:
 
     async def _memory(self, name: str, parent: str | None, *, restricted: bool) -> None:
         description = f"{name} ({self.variant})" if name in ("cut", "outside", "extra") else f"{name} memory"
-        await self.memories.create(
+        await self.memories.create(NewMemory(
             id=mid(name), name=name if name not in ("cut", "outside") else f"{name}-{self.variant}",
             description=description, parent_id=mid(parent) if parent else None, restricted=restricted,
             provider=None, default_provider="neo4j", grant_id=f"hgrt_own{name}{RUN}", creator=OWNER, now=T0,
-        )  # fmt: skip
+        ))  # fmt: skip
 
     async def _record(self, spec: Spec, at: int) -> None:
         located = {

@@ -43,16 +43,15 @@ class EraseService:
         """Removes every version of the named records and of records derived only from them."""
         await self.tree.require(caller, memory_id, "delete")
         plan = await self.records.erase_plan(memory_id, sorted(set(record_ids)))
-        if plan["missing"]:
+        if plan.missing:
             raise RecordNotFoundError("A record named is not in this memory.", param="record_ids")
-        doomed = plan["doomed"]
+        doomed = plan.doomed
         named = sorted(set(record_ids))
-        await self.records.erase(memory_id, [d["id"] for d in doomed], named, ids.now_ms())
+        await self.records.erase(memory_id, list(doomed), named, ids.now_ms())
         # The erase left a note of the files its versions named; the bytes go now (or, after a crash,
         # when the sweeper or the next erase or delete deals with the note).
         await self.files.sweep()
-        touched = sorted({d["memory_id"] for d in doomed})
-        readable = await self.references.readable(caller, set(touched))
-        named = [r for r in dict.fromkeys(record_ids)]
-        derived = [d["id"] for d in doomed if d["id"] not in named and d["memory_id"] in readable]
+        readable = await self.references.readable(caller, set(doomed.values()))
+        named = list(dict.fromkeys(record_ids))
+        derived = [r for r, memory in doomed.items() if r not in named and memory in readable]
         return Erasure(erased=named + derived, unreachable=list(UNREACHABLE))

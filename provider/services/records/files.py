@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +15,7 @@ from provider.errors import (
     MemoryUnsupportedError,
     QuotaExhaustedError,
 )
-from provider.models import Caller, StoredFile
+from provider.models import Caller, FileMeta, StoredFile
 from provider.services.records.ports import FileStorage
 
 ORPHAN_BATCH = 100  # files one step of the orphan sweep checks against every record version
@@ -85,34 +84,29 @@ class FileService:
         Metadata goes first, in the statement that checks the quota, so parallel uploads cannot pass
         it; bytes whose keeping fails take their metadata with them (or the orphan sweep does).
         """
-        file_id = ids.new_id(ids.FILE)
-        row = await self.files.create(
-            id=file_id,
+        file = FileMeta(
+            id=ids.new_id(ids.FILE),
             owner=caller.principal,
             name=name or "file",
             media_type=media_type,
             bytes=staged.size,
             sha256=staged.digest(),
+        )
+        admission = await self.files.create(
+            file,
             purpose=purpose or "user_data",
             now=ids.now_ms(),
             max_files=self.quota.files,
             max_bytes=self.quota.bytes,
         )
-        if not row["fits"]:
-            raise self.quota.refusal(row["files"], row["used"], staged.size)
+        if admission.stored is None:
+            raise self.quota.refusal(admission.held_files, admission.held_bytes, staged.size)
         try:
             await asyncio.to_thread(staged.keep)
         except Exception:
-            await self.files.delete([file_id])
+            await self.files.delete([file.id])
             raise
-        return StoredFile(
-            id=row["id"],
-            filename=row["name"],
-            bytes=row["bytes"],
-            created_at_ms=row["created_at"],
-            purpose=row["purpose"],
-            media_type=row["media_type"],
-        )
+        return admission.stored
 
     async def complete(
         self, caller: Caller, content: list[dict[str, Any]], *, kept: frozenset[str] = frozenset()
@@ -141,24 +135,19 @@ class FileService:
         self,
         caller: Caller,
         part: dict[str, Any],
-        meta: dict[str, Any] | None,
+        meta: FileMeta | None,
         index: int,
         kept: frozenset[str],
     ) -> dict[str, Any]:
-        if meta is None or (meta["owner"] != caller.principal and meta["id"] not in kept):
+        if meta is None or (meta.owner != caller.principal and meta.id not in kept):
             raise MemoryInvalidError("No file with that id exists.", param=f"content.{index}.file.id")
-        if not self.keeps(meta["media_type"]):
+        if not self.keeps(meta.media_type):
             raise MemoryUnsupportedError(
-                f"This provider does not keep files of type {meta['media_type']}.",
+                f"This provider does not keep files of type {meta.media_type}.",
                 param=f"content.{index}.file",
                 detail={"media": self.media},
             )
-        file = {
-            "id": meta["id"],
-            "name": meta["name"],
-            "media_type": meta["media_type"],
-            "bytes": meta["bytes"],
-        }
+        file = {"id": meta.id, "name": meta.name, "media_type": meta.media_type, "bytes": meta.bytes}
         return {**part, "file": file}
 
     async def erase_unnamed(self, file_ids: list[str]) -> list[str]:
@@ -166,10 +155,10 @@ class FileService:
         if not file_ids:
             return []
         gone = await self.files.unnamed(sorted(set(file_ids)))
-        leaving = [row["id"] for row in gone]
+        leaving = list(gone)
         # Bytes are content-addressed: the same bytes uploaded twice are one blob, kept while a file has it.
         # Bytes go before metadata: a crash in between leaves metadata the note's replay finds again.
-        orphaned = await self.files.unused_digests(sorted({row["sha256"] for row in gone}), leaving)
+        orphaned = await self.files.unused_digests(sorted(set(gone.values())), leaving)
         for digest in orphaned:
             await asyncio.to_thread(self.blobs.delete, digest)
         await self.files.delete(leaving)
@@ -183,8 +172,8 @@ class FileService:
         """
         swept = 0
         for note in await self.files.sweeps(ids.now_ms() if before is None else before, limit):
-            await self.erase_unnamed(_file_ids(note["contents"]))
-            await self.files.sweep_done(note["id"])
+            await self.erase_unnamed(note.file_ids)
+            await self.files.sweep_done(note.id)
             swept += 1
         return swept
 
@@ -214,17 +203,7 @@ class FileService:
         if meta is None:
             raise FileNotFoundInStoreError("No file with that id exists.")
         try:
-            reader = await asyncio.to_thread(self.blobs.open, meta["sha256"])
+            reader = await asyncio.to_thread(self.blobs.open, meta.sha256)
         except FileNotFoundError as e:
             raise FileNotFoundInStoreError("The file's bytes are no longer kept.") from e
-        return FileBytes(reader, meta["media_type"], meta["bytes"], meta["name"])
-
-
-def _file_ids(contents: list[str]) -> list[str]:
-    """The file ids named in stored content (each a JSON list of parts)."""
-    found: list[str] = []
-    for raw in contents:
-        for part in json.loads(raw or "[]"):
-            if isinstance(part, dict) and part.get("type") == "file" and isinstance(part.get("file"), dict):
-                found.append(str(part["file"].get("id")))
-    return found
+        return FileBytes(reader, meta.media_type, meta.bytes, meta.name)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from provider import ids
 from provider.errors import ConflictError, MemoryInvalidError, ProviderError
+from provider.models import IdempotencyKey
 from provider.services.records.ports import IdempotencyStorage
 
 KEEP_MS = 48 * 3600 * 1000
@@ -70,21 +71,21 @@ class IdempotencyService:
         token = uuid.uuid4().hex
         waited = 0.0
         while True:
-            row = await self._claim(key_id, fingerprint, token)
-            if row["fresh"]:
-                return Claim(key_id=key_id, token=token, seed=digest(key_id, str(row["created_at"])))
-            if row["fingerprint"] != fingerprint:
+            key_state = await self._claim(key_id, fingerprint, token)
+            if key_state.fresh:
+                return Claim(key_id=key_id, token=token, seed=digest(key_id, str(key_state.created_at)))
+            if key_state.fingerprint != fingerprint:
                 raise MemoryInvalidError(
                     "This Idempotency-Key was used with another request.", param="Idempotency-Key"
                 )
-            if row["state"] != "pending":
-                return Replay(status=int(str(row["status"])), body=str(row["body"]))
+            if key_state.state != "pending":
+                return Replay(status=int(str(key_state.status)), body=str(key_state.body))
             if waited >= self.wait_seconds:
                 raise ConflictError("The first request with this Idempotency-Key is still running.")
             await asyncio.sleep(POLL_SECONDS)
             waited += POLL_SECONDS
 
-    async def _claim(self, key_id: str, fingerprint: str, token: str) -> dict[str, object]:
+    async def _claim(self, key_id: str, fingerprint: str, token: str) -> IdempotencyKey:
         now = ids.now_ms()
         return await self.keys.claim(
             key_id,

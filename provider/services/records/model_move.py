@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from provider.models import VECTOR_INDEXES, VectorState, other_slot
+from provider.models import VECTOR_INDEXES, SlotFill, VectorState, other_slot
 from provider.services.records.ports import VectorStateStorage
 from provider.services.vectors import VectorModels
 
@@ -110,18 +110,18 @@ class ModelMove:
             page = await self.state_store.fill_page(source, target, after, self.batch_size)
             if not page:
                 break
-            after, seen = str(page[-1]["id"]), seen + len(page)
-            wanted = [(row["id"], v) for row in page for v in row["versions"] if (v["words"] or "").strip()]
-            made = await embedder.embed([v["words"] for _, v in wanted]) if wanted else []
-            rows: dict[str, list[dict[str, object]]] = {}
-            for (record_id, v), vector in zip(wanted, made, strict=True):
-                rows.setdefault(str(record_id), []).append({"version": v["version"], "vector": vector})
-            for row in page:
-                if row["record_missing"]:
-                    rows.setdefault(str(row["id"]), [])
-            if rows:
+            after, seen = page[-1].record_id, seen + len(page)
+            wanted = [(gap.record_id, n, w) for gap in page for n, w in gap.words.items() if w.strip()]
+            made = await embedder.embed([w for _, _, w in wanted]) if wanted else []
+            fills: dict[str, dict[int, list[float]]] = {}
+            for (record_id, version, _), vector in zip(wanted, made, strict=True):
+                fills.setdefault(record_id, {})[version] = vector
+            for gap in page:
+                if gap.record_missing:
+                    fills.setdefault(gap.record_id, {})
+            if fills:
                 filled += await self.state_store.fill(
-                    source, target, [{"id": k, "vectors": v} for k, v in rows.items()]
+                    source, target, [SlotFill(record_id=r, vectors=v) for r, v in fills.items()]
                 )
             rate = seen / max(time.monotonic() - started, 1e-6)
             self._say(

@@ -44,14 +44,14 @@ class Reembedder:
                 break
             state = await self.vectors.state()
             embedder = await self.vectors.embedder(state.active_model)
-            worded = [row for row in page if (row["words"] or "").strip()]
-            vectors = await embedder.embed([row["words"] for row in worded]) if worded else []
+            worded = [row for row in page if row.words.strip()]
+            vectors = await embedder.embed([row.words for row in worded]) if worded else []
             await self.records.set_embeddings(
                 state.active,
-                [{"id": row["id"], "embedding": vector} for row, vector in zip(worded, vectors, strict=True)],
+                {row.record_id: vector for row, vector in zip(worded, vectors, strict=True)},
             )
             done += len(page)
-            after = page[-1]["id"]
+            after = page[-1].record_id
             rate = done / max(time.monotonic() - started, 1e-6)
             self.progress.write(f"\rre-embedded {done} records ({rate:,.0f}/s)")
             self.progress.flush()

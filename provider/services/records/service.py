@@ -322,10 +322,10 @@ class RecordService:
             return None
         if as_of.startswith(ids.SNAPSHOT):
             snapshot = await self.records.snapshot(as_of)
-            views = await self.tree.views(caller, [snapshot["memory_id"]]) if snapshot else []
+            views = await self.tree.views(caller, [snapshot.memory_id]) if snapshot else []
             if snapshot is None or not access.may(views[0].privileges if views else None, "read"):
                 raise MemoryInvalidError("No snapshot with that id is readable here.", param="as_of")
-            return int(snapshot["at"])
+            return snapshot.at_ms
         try:
             return ids.parse_instant(as_of)
         except ValueError as e:

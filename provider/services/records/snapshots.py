@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from provider import ids
 from provider.errors import MemoryNotFoundError
 from provider.models import Caller, Snapshot
 from provider.services.records.ports import RecordStorage
 from provider.services.tree.memories import TreeService
-
-
-def snapshot_of(row: dict[str, Any]) -> Snapshot:
-    """A stored snapshot row as the domain's `Snapshot`."""
-    return Snapshot(
-        id=row["id"],
-        memory_id=row["memory_id"],
-        name=row["name"],
-        message=row["message"] or "",
-        at_ms=row["at"],
-    )
 
 
 class SnapshotService:
@@ -32,18 +19,20 @@ class SnapshotService:
     async def create(self, caller: Caller, memory_id: str, name: str, message: str | None) -> Snapshot:
         """Copies nothing: stores the name and the server's clock."""
         await self.tree.require(caller, memory_id, "write")
-        row = await self.records.create_snapshot(
-            id=ids.new_id(ids.SNAPSHOT),
-            memory_id=memory_id,
-            name=name,
-            message=message or "",
-            at=ids.now_ms(),
+        stored = await self.records.create_snapshot(
+            Snapshot(
+                id=ids.new_id(ids.SNAPSHOT),
+                memory_id=memory_id,
+                name=name,
+                message=message or "",
+                at_ms=ids.now_ms(),
+            )
         )
-        if row is None:
+        if stored is None:
             raise MemoryNotFoundError("No memory with that id exists.", param="memory_id")
-        return snapshot_of(row)
+        return stored
 
     async def listing(self, caller: Caller, memory_id: str) -> list[Snapshot]:
         """Oldest first."""
         await self.tree.require(caller, memory_id, "read")
-        return [snapshot_of(r) for r in await self.records.snapshots(memory_id)]
+        return await self.records.snapshots(memory_id)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
 from provider import ids
 from provider.errors import InvalidInputError, MemberNotFoundError
@@ -13,20 +12,6 @@ from provider.services.tree.ports import PrincipalStorage, UsageStorage
 
 MEMBER_TYPES = ("human", "agent")
 KEY = "hkey_"
-
-
-def key_of(row: dict[str, Any], now: int) -> ApiKey:
-    """A stored key row as an operator may see it, judged at `now`."""
-    return ApiKey(
-        id=row["id"],
-        member_id=row["member_id"],
-        server=bool(row["server"]),
-        created_at_ms=row.get("created_at"),
-        expires_at_ms=row.get("expires_at"),
-        last_used_at_ms=row.get("last_used_at"),
-        revoked_at_ms=row.get("revoked_at"),
-        now_ms=now,
-    )
 
 
 def _new_key() -> tuple[str, str, str]:
@@ -58,8 +43,8 @@ class AdminService:
         """A new member with its principal string."""
         if member_type not in MEMBER_TYPES:
             raise InvalidInputError("type must be human or agent.", param="type")
-        row = await self.principals.create_member(ids.new_id(ids.MEMBER), member_type, name, ids.now_ms())
-        return Principal(row["id"], row["name"], f"member:{row['id']}", type=row["type"])
+        member = await self.principals.create_member(ids.new_id(ids.MEMBER), member_type, name, ids.now_ms())
+        return Principal(member.id, member.name, f"member:{member.id}", type=member.type)
 
     async def issue_key(
         self, member_id: str, *, server: bool, expires_at: int | None = None, expires_in: int | None = None
@@ -68,28 +53,26 @@ class AdminService:
         now = ids.now_ms()
         ends = _expiry(now, expires_at, expires_in)
         key_id, key, key_hash = _new_key()
-        row = await self.principals.add_key(
+        added = await self.principals.add_key(
             member_id, key_id, key_hash, server=server, now=now, expires_at=ends
         )
-        if row is None:
+        if added is None:
             raise MemberNotFoundError("No member with that id exists.", param="member_id")
-        return IssuedKey(key_of(row, now), key)
+        return IssuedKey(added, key)
 
     async def list_keys(self, member_id: str) -> list[ApiKey]:
         """Every key of a member, newest first, revoked and expired ones too; never a key or a hash."""
-        rows = await self.principals.list_keys(member_id)
-        if rows is None:
+        keys = await self.principals.list_keys(member_id, ids.now_ms())
+        if keys is None:
             raise MemberNotFoundError("No member with that id exists.", param="member_id")
-        now = ids.now_ms()
-        return [key_of(row, now) for row in rows]
+        return keys
 
     async def revoke_key(self, member_id: str, key_id: str) -> ApiKey:
         """Ends a key now; revoking a revoked key keeps its first end and is not an error."""
-        now = ids.now_ms()
-        row = await self.principals.revoke_key(member_id, key_id, now)
-        if row is None:
+        revoked = await self.principals.revoke_key(member_id, key_id, ids.now_ms())
+        if revoked is None:
             raise await self._unknown_key(member_id)
-        return key_of(row, now)
+        return revoked
 
     async def rotate_key(
         self,
@@ -115,7 +98,7 @@ class AdminService:
         if rotated is None:
             raise await self._unknown_key(member_id)
         issued, previous = rotated
-        return IssuedKey(key_of(issued, now), key, previous=key_of(previous, now))
+        return IssuedKey(issued, key, previous=previous)
 
     async def _unknown_key(self, member_id: str) -> MemberNotFoundError:
         """Names which id matched nothing: the member, or a key of that member."""
@@ -131,8 +114,8 @@ class AdminService:
 
     async def create_group(self, name: str) -> Principal:
         """A new group with its principal string."""
-        row = await self.principals.create_group(ids.new_id(ids.GROUP), name, ids.now_ms())
-        return Principal(row["id"], row["name"], f"group:{row['id']}")
+        group = await self.principals.create_group(ids.new_id(ids.GROUP), name, ids.now_ms())
+        return Principal(group.id, group.name, f"group:{group.id}")
 
     async def add_to_group(self, group_id: str, member_id: str) -> Membership:
         """Membership; a group may hold groups, never itself."""

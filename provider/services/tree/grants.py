@@ -66,6 +66,6 @@ class GrantService:
         found = await self.grants.get(memory_id, grant_id)
         if found is None:
             raise GrantNotFoundError("No grant with that id sits on this memory.", param="grant_id")
-        if found["implicit"]:
+        if found.implicit:
             raise MemoryInvalidError("The creator's implicit grant cannot be removed.", param="grant_id")
         await self.grants.delete(memory_id, grant_id)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from provider import access, ids
 from provider.errors import (
@@ -13,7 +12,14 @@ from provider.errors import (
     MemoryInvalidError,
     MemoryNotFoundError,
 )
-from provider.models import Caller, Harness, HarnessMemories, HarnessMemory, ordered_privileges
+from provider.models import (
+    Caller,
+    Harness,
+    HarnessMemories,
+    HarnessMemory,
+    HarnessSettings,
+    ordered_privileges,
+)
 from provider.services.tree.memories import TreeService
 from provider.services.tree.ports import HarnessStorage
 
@@ -36,14 +42,14 @@ class HarnessService:
 
     async def create(self, name: str, member_id: str) -> Harness:
         """Admin: a harness whose agent is the member."""
-        row = await self.harnesses.create(ids.new_id(ids.HARNESS), name, member_id, ids.now_ms())
-        if row is None:
+        made = await self.harnesses.create(ids.new_id(ids.HARNESS), name, member_id, ids.now_ms())
+        if made is None:
             raise MemberNotFoundError("No member with that id exists.", param="member_id")
-        return Harness(row["id"], row["name"], member_id, f"member:{member_id}")
+        return Harness(made.id, made.name, made.member_id, f"member:{made.member_id}")
 
-    async def _own(self, caller: Caller, harness_id: str) -> dict[str, Any]:
+    async def _own(self, caller: Caller, harness_id: str) -> HarnessSettings:
         harness = await self.harnesses.get(harness_id)
-        if harness is None or harness["member_id"] != caller.member_id:
+        if harness is None or harness.member_id != caller.member_id:
             raise HarnessNotFoundError("No harness with that id exists.", param="harness_id")
         return harness
 
@@ -57,11 +63,11 @@ class HarnessService:
         )
         if not granted:
             raise MemoriesNotAttachedError("The harness has no memories attached.", param="harness_id")
-        default = harness["default_memory_id"]
+        default = harness.default_memory_id
         return HarnessMemories(
             principal=caller.principal,
             default_memory_id=default,
-            observe=harness["observe"],
+            observe=harness.observe,
             memories=[
                 HarnessMemory(n.id, names.get(n.id), ordered_privileges(privileges[n.id]), n.id == default)
                 for n in granted
@@ -72,13 +78,11 @@ class HarnessService:
         """Sets the default memory (one the agent may write) and the observe flag."""
         harness = await self._own(caller, harness_id)
         given = changes.given
-        default = changes.default_memory_id if "default_memory_id" in given else harness["default_memory_id"]
-        observe = (
-            changes.observe if "observe" in given and changes.observe is not None else harness["observe"]
-        )
+        default = changes.default_memory_id if "default_memory_id" in given else harness.default_memory_id
+        observe = changes.observe if "observe" in given and changes.observe is not None else harness.observe
         if default is not None:
             await self._require_writable(caller, default)
-        await self.harnesses.update(harness_id, default, bool(observe))
+        await self.harnesses.update(harness_id, default, observe)
         return await self.memories(caller, harness_id)
 
     async def _require_writable(self, caller: Caller, memory_id: str) -> None:

@@ -6,11 +6,10 @@ import hashlib
 import hmac
 import logging
 from dataclasses import dataclass
-from typing import Any
 
 from provider import ids
 from provider.errors import AuthenticationError, PermissionDeniedError, ProviderError
-from provider.models import Caller
+from provider.models import Caller, KeyHolder
 from provider.services.tree.ports import PrincipalStorage
 
 log = logging.getLogger("provider.identity")
@@ -55,32 +54,28 @@ class IdentityService:
             raise AuthenticationError("The API key is not valid.")
         await self._note_use(found, now)
         if on_behalf_of is None:
-            return Caller(
-                member_id=found["member_id"],
-                member_type=found["member_type"],
-                via_server=bool(found["server"]),
-            )
-        if not found["server"]:
+            return Caller(member_id=found.member_id, member_type=found.member_type, via_server=found.server)
+        if not found.server:
             raise PermissionDeniedError("Only a server key may act on behalf of a member.")
         acting = await self._acting_for(on_behalf_of)
         return Caller(member_id=acting.member_id, member_type=acting.member_type, via_server=True)
 
-    async def _note_use(self, found: dict[str, Any], now: int) -> None:
+    async def _note_use(self, found: KeyHolder, now: int) -> None:
         """Stamps `last_used_at` when the last stamp is a minute old; a failed stamp denies nothing."""
-        last = found["last_used_at"]
-        if found["key_id"] is None or (last is not None and now - last < TOUCH_EVERY_MS):
+        last = found.last_used_at_ms
+        if found.key_id is None or (last is not None and now - last < TOUCH_EVERY_MS):
             return
         try:
-            await self.principals.touch_key(found["key_id"], now, TOUCH_EVERY_MS)
+            await self.principals.touch_key(found.key_id, now, TOUCH_EVERY_MS)
         except ProviderError as e:
-            log.warning("last_used_at of key %s not stamped: %s", found["key_id"], e.message)
+            log.warning("last_used_at of key %s not stamped: %s", found.key_id, e.message)
 
     async def _acting_for(self, principal: str) -> Caller:
         kind, _, member_id = principal.partition(":")
         member = await self.principals.get_member(member_id) if kind == "member" and member_id else None
         if member is None:
             raise AuthenticationError("UHP-On-Behalf-Of must name a known member as member:<id>.")
-        return Caller(member_id=member["id"], member_type=member["type"])
+        return Caller(member_id=member.id, member_type=member.type)
 
     def authenticate_admin(self, key: str | None) -> AdminCaller:
         """Only the admin key opens the admin surface."""

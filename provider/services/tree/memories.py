@@ -9,7 +9,16 @@ from typing import TypeVar
 
 from provider import access, ids
 from provider.errors import ConflictError, MemoryInvalidError, MemoryNotFoundError
-from provider.models import Caller, MemoryFacts, MemoryView, NodeFacts, Page, ReachFacts, ScopeSizes
+from provider.models import (
+    Caller,
+    MemoryFacts,
+    MemoryView,
+    NewMemory,
+    NodeFacts,
+    Page,
+    ReachFacts,
+    ScopeSizes,
+)
 from provider.services.tree.ports import MemoryStorage
 
 MAX_PAGE = 100
@@ -136,20 +145,22 @@ class TreeService:
         if provider is not None and provider != self.default_provider:
             raise MemoryInvalidError("No connected provider has that id.", param="provider")
         created = await self.memories.create(
-            id=ids.derived(ids.MEMORY, seed, "memory") if seed else ids.new_id(ids.MEMORY),
-            name=draft.name,
-            description=draft.description,
-            parent_id=parent_id,
-            restricted=draft.restricted,
-            provider=provider,
-            default_provider=self.default_provider,
-            grant_id=ids.derived(ids.GRANT, seed, "grant") if seed else ids.new_id(ids.GRANT),
-            creator=caller.principal,
-            now=ids.now_ms(),
+            NewMemory(
+                id=ids.derived(ids.MEMORY, seed, "memory") if seed else ids.new_id(ids.MEMORY),
+                name=draft.name,
+                description=draft.description,
+                parent_id=parent_id,
+                restricted=draft.restricted,
+                provider=provider,
+                default_provider=self.default_provider,
+                grant_id=ids.derived(ids.GRANT, seed, "grant") if seed else ids.new_id(ids.GRANT),
+                creator=caller.principal,
+                now=ids.now_ms(),
+            )
         )
         if created is None:
             raise MemoryNotFoundError("No memory with that id exists.", param="parent_id")
-        return await self.view(caller, created["id"])
+        return await self.view(caller, created.id)
 
     async def update(self, caller: Caller, memory_id: str, changes: MemoryChanges) -> MemoryView:
         """Rename and describe need write; restrict and move need delete (and create on the new parent)."""
