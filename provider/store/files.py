@@ -8,7 +8,7 @@ from provider.models import FileAdmission, FileMeta, FileSweep, StoredFile
 from provider.store.driver import Neo4jStore, Row
 
 
-def _file_ids(contents: list[str]) -> list[str]:
+def file_ids_in(contents: list[str]) -> list[str]:
     """The file ids named in stored content (each a JSON list of parts, as versions keep it)."""
     found: list[str] = []
     for raw in contents:
@@ -103,7 +103,7 @@ class Neo4jFileStore:
     async def sweeps(self, before: int, limit: int) -> list[FileSweep]:
         """Notes of files to check (left by erase and memory delete), oldest first."""
         rows = await self.store.read("file_sweep_pending", before=before, limit=limit)
-        return [FileSweep(id=r["id"], file_ids=_file_ids(r["contents"])) for r in rows]
+        return [FileSweep(id=r["id"], file_ids=file_ids_in(r["contents"])) for r in rows]
 
     async def sweep_done(self, sweep_id: str) -> None:
         """Drops a note once its files are dealt with."""
