@@ -1,0 +1,566 @@
+"""The records port on both of its implementations: each scenario runs on the fake and on Neo4j.
+
+The fast tier tests the records rules on tests/fakes/records.py; these scenarios pin that fake to what
+Neo4jRecordStore and its Cypher do, so the two cannot drift apart. Each test makes its own memories
+and records (unique ids) and the Neo4j side deletes its memories afterwards.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+
+from provider.errors import QuotaExhaustedError
+from provider.models import NewMemory, RecordVersion, Snapshot, UsageLimits, Vectors, Writer
+from provider.services.records.ports import RecordStorage
+from provider.store.driver import Neo4jStore
+from provider.store.memories import Neo4jMemoryStore
+from provider.store.records import Neo4jRecordStore
+from provider.store.schema import apply_schema
+from provider.store.usage import Neo4jUsageStore
+from tests.fakes.records import FakeRecordStore
+from tests.fakes.usage import UsageLedger
+from tests.neo4j_target import Neo4jTarget
+
+pytestmark = pytest.mark.anyio
+
+T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z, in ms
+DIMENSION = 384  # the session's embedding model (all-MiniLM-L6-v2), as the app applies the schema
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+@dataclass
+class Side:
+    """One implementation of the port, with what a scenario needs around it: memories and usage."""
+
+    name: str
+    records: RecordStorage
+    make_memory: Callable[[str | None], Awaitable[str]]
+    usage_of: Callable[[str], Awaitable[tuple[int, int]]]
+    member: str = field(default_factory=lambda: new_id("hmbr"))
+
+    async def memory(self, parent: str | None = None) -> str:
+        return await self.make_memory(parent)
+
+    async def usage(self) -> tuple[int, int]:
+        """The member's (records, content bytes) as the quota counters hold them."""
+        return await self.usage_of(f"member:{self.member}")
+
+
+class FakeWorld:
+    """The fake side: the record fake over a tree of memories kept as parent links."""
+
+    def __init__(self, limits: UsageLimits):
+        self.parents: dict[str, str | None] = {}
+        self.ledger = UsageLedger(limits)
+        self.records = FakeRecordStore(self.root_of, self.ledger)
+
+    def root_of(self, memory_id: str) -> str | None:
+        if memory_id not in self.parents:
+            return None
+        parent = self.parents[memory_id]
+        return memory_id if parent is None else self.root_of(parent)
+
+    async def memory(self, parent: str | None) -> str:
+        memory_id = new_id("hmem")
+        self.parents[memory_id] = parent
+        return memory_id
+
+    async def usage(self, principal: str) -> tuple[int, int]:
+        counts = self.ledger.payers.get(principal)
+        return (counts.records, counts.content_bytes) if counts else (0, 0)
+
+
+class Neo4jWorld:
+    """The real side: Neo4jRecordStore on the session's Neo4j, memories made by Neo4jMemoryStore."""
+
+    def __init__(self, store: Neo4jStore, limits: UsageLimits):
+        self.memories = Neo4jMemoryStore(store)
+        self.records = Neo4jRecordStore(store, limits)
+        self.counters = Neo4jUsageStore(store, limits)
+        self.roots: list[str] = []
+
+    async def memory(self, parent: str | None) -> str:
+        memory_id = new_id("hmem")
+        made = await self.memories.create(
+            NewMemory(
+                id=memory_id,
+                name=memory_id,
+                description="",
+                parent_id=parent,
+                restricted=False,
+                provider=None,
+                default_provider="neo4j",
+                grant_id=new_id("hgrt"),
+                creator="member:" + new_id("hmbr"),
+                now=T0,
+            )
+        )
+        assert made is not None and made.created
+        if parent is None:
+            self.roots.append(memory_id)
+        return memory_id
+
+    async def usage(self, principal: str) -> tuple[int, int]:
+        used = await self.counters.of(principal)
+        return used.records, used.content_bytes
+
+    async def clean(self) -> None:
+        for root in self.roots:
+            await self.memories.delete(root)
+
+
+SideMaker = Callable[..., Awaitable[Side]]
+
+
+@pytest.fixture(params=["fake", "neo4j"])
+async def open_side(request: pytest.FixtureRequest) -> AsyncIterator[SideMaker]:
+    """Builds the side this run is about, with the quotas a test asks for (none by default)."""
+    stores: list[Neo4jStore] = []
+    worlds: list[Neo4jWorld] = []
+
+    async def build(limits: UsageLimits | None = None) -> Side:
+        limits = limits or UsageLimits()
+        if request.param == "fake":
+            fake = FakeWorld(limits)
+            return Side("fake", fake.records, fake.memory, fake.usage)
+        target: Neo4jTarget = request.getfixturevalue("neo4j_target")
+        if not stores:
+            stores.append(Neo4jStore.connect(target.uri, target.user, target.password, "neo4j"))
+            await apply_schema(stores[0], DIMENSION)  # a run on a fresh database has it, as the app would
+        world = Neo4jWorld(stores[0], limits)
+        worlds.append(world)
+        return Side("neo4j", world.records, world.memory, world.usage)
+
+    yield build
+    for world in worlds:
+        await world.clean()
+    for store in stores:
+        await store.close()
+
+
+@pytest.fixture
+async def side(open_side: SideMaker) -> Side:
+    return await open_side()
+
+
+def first_version(
+    side: Side,
+    memory_id: str,
+    *,
+    at: int,
+    text: str = "Harlow Mills pays net sixty.",
+    kind: str = "fact",
+    references: list[dict[str, Any]] | None = None,
+    record_id: str | None = None,
+) -> RecordVersion:
+    return RecordVersion(
+        record_id=record_id or new_id("hrec"),
+        memory_id=memory_id,
+        type=kind,
+        title=None,
+        content=[{"type": "text", "text": text}],
+        attributes={"account": "harlow", "tier": {"level": 2}},
+        references=references or [],
+        version=1,
+        status="active",
+        supersedes=None,
+        valid_from=None,
+        valid_to=None,
+        written_at=at,
+        invalidated_at=None,
+        superseded_at=None,
+        forgotten_at=None,
+        writer=Writer(kind="member", id=side.member, type="human"),
+    )
+
+
+def revision(current: RecordVersion, *, at: int, text: str) -> RecordVersion:
+    """The next version as RecordService builds it: on the current one, naming it as superseded."""
+    return replace(
+        current,
+        content=[{"type": "text", "text": text}],
+        version=current.version + 1,
+        status="active",
+        supersedes=current.version,
+        written_at=at,
+        invalidated_at=None,
+        superseded_at=None,
+        forgotten_at=None,
+    )
+
+
+def derived(references: list[str], rel: str = "derived_from") -> list[dict[str, Any]]:
+    return [{"rel": rel, "memory_id": None, "record_id": r} for r in references]
+
+
+async def remember(side: Side, version: RecordVersion) -> RecordVersion:
+    assert await side.records.create(version, version.content[0]["text"], None) is True
+    return version
+
+
+# -- create and read ---------------------------------------------------------------------------------
+
+
+async def test_a_created_record_reads_back_as_written(side: Side) -> None:
+    memory = await side.memory()
+    written = first_version(side, memory, at=T0, references=derived(["hrec_nowhere"], "about"))
+    assert await side.records.create(written, "words", {"embedding": [0.1, 0.2]}) is True
+    stored = await side.records.read(written.record_id)
+    assert stored is not None
+    assert (stored.id, stored.memory_id, stored.current) == (written.record_id, memory, 1)
+    assert stored.versions == [written]
+    assert stored.latest() == written
+    assert await side.records.read(new_id("hrec")) is None
+
+
+async def test_an_id_that_exists_is_left_as_it_is_in_any_memory(side: Side) -> None:
+    memory, other = await side.memory(), await side.memory()
+    first = await remember(side, first_version(side, memory, at=T0, text="first words"))
+    again = first_version(side, other, at=T0 + 5, text="other words", record_id=first.record_id)
+    assert await side.records.create(again, "other words", None) is False
+    stored = await side.records.read(first.record_id)
+    assert stored is not None and stored.memory_id == memory and stored.versions == [first]
+
+
+async def test_a_record_in_a_memory_that_does_not_exist_is_not_written(side: Side) -> None:
+    lost = first_version(side, new_id("hmem"), at=T0)
+    assert await side.records.create(lost, "words", None) is None
+    assert await side.records.read(lost.record_id) is None
+    assert await side.records.create_many([(lost, "words", None)]) == 0
+
+
+async def test_a_batch_writes_what_is_new_and_counts_it(side: Side) -> None:
+    memory = await side.memory()
+    kept = await remember(side, first_version(side, memory, at=T0, text="already here"))
+    batch = [first_version(side, memory, at=T0 + i, text=f"batch {i}") for i in range(1, 4)]
+    clash = first_version(side, memory, at=T0 + 9, text="a replay", record_id=kept.record_id)
+    rows: list[tuple[RecordVersion, str, Vectors | None]] = [
+        (v, str(v.content[0]["text"]), None) for v in [*batch, clash]
+    ]
+    assert await side.records.create_many(rows) == 3
+    assert await side.records.create_many(rows) == 0
+    located = await side.records.locate([v.record_id for v in batch])
+    assert located == {v.record_id: memory for v in batch}
+    stored = await side.records.read(kept.record_id)
+    assert stored is not None and stored.versions == [kept]
+
+
+async def test_locate_names_the_memory_of_each_record_that_exists(side: Side) -> None:
+    a, b = await side.memory(), await side.memory()
+    in_a = await remember(side, first_version(side, a, at=T0))
+    in_b = await remember(side, first_version(side, b, at=T0))
+    unknown = new_id("hrec")
+    assert await side.records.locate([in_a.record_id, unknown, in_b.record_id]) == {
+        in_a.record_id: a,
+        in_b.record_id: b,
+    }
+    assert await side.records.locate([]) == {}
+
+
+# -- revise and forget -------------------------------------------------------------------------------
+
+
+async def test_a_revision_supersedes_the_version_it_names(side: Side) -> None:
+    memory = await side.memory()
+    first = await remember(side, first_version(side, memory, at=T0, text="every March"))
+    second = revision(first, at=T0 + 100, text="every April")
+    assert await side.records.revise(second, "every April", None, T0) is True
+    stored = await side.records.read(first.record_id)
+    assert stored is not None and stored.current == 2
+    closed = replace(first, status="superseded", superseded_at=T0 + 100, invalidated_at=T0 + 100)
+    assert stored.versions == [closed, second]
+    assert stored.at(T0 + 50) == replace(closed, status="active", invalidated_at=None), "as it stood then"
+    assert stored.at(T0 + 100) == second
+
+
+async def test_a_stale_revision_is_refused_and_changes_nothing(side: Side) -> None:
+    memory = await side.memory()
+    first = await remember(side, first_version(side, memory, at=T0))
+    second = revision(first, at=T0 + 100, text="the winner")
+    assert await side.records.revise(second, "the winner", None, T0) is True
+    late = revision(first, at=T0 + 200, text="built on version 1")  # names 1, the record is at 2
+    before = await side.records.read(first.record_id)
+    assert await side.records.revise(late, "built on version 1", None, T0) is False
+    assert await side.records.read(first.record_id) == before
+    elsewhere = replace(revision(second, at=T0 + 300, text="x"), memory_id=await side.memory())
+    assert await side.records.revise(elsewhere, "x", None, T0) is False, "the record is not in that memory"
+    assert await side.records.read(first.record_id) == before
+
+
+async def test_forget_closes_the_current_version_once(side: Side) -> None:
+    memory = await side.memory()
+    first = await remember(side, first_version(side, memory, at=T0))
+    await side.records.forget(await side.memory(), first.record_id, T0 + 50)  # another memory: nothing
+    unchanged = await side.records.read(first.record_id)
+    assert unchanged is not None and unchanged.versions == [first]
+    await side.records.forget(memory, first.record_id, T0 + 100)
+    await side.records.forget(memory, first.record_id, T0 + 200)
+    stored = await side.records.read(first.record_id)
+    assert stored is not None and stored.current == 1
+    gone = replace(first, status="forgotten", forgotten_at=T0 + 100, invalidated_at=T0 + 100)
+    assert stored.versions == [gone]
+
+
+async def test_a_forgotten_version_stays_forgotten_when_a_revision_lands_on_it(side: Side) -> None:
+    memory = await side.memory()
+    first = await remember(side, first_version(side, memory, at=T0))
+    await side.records.forget(memory, first.record_id, T0 + 100)
+    back = revision(first, at=T0 + 200, text="brought back")  # as a consolidation revert does
+    assert await side.records.revise(back, "brought back", None, T0) is True
+    stored = await side.records.read(first.record_id)
+    assert stored is not None
+    old = replace(
+        first, status="forgotten", forgotten_at=T0 + 100, invalidated_at=T0 + 100, superseded_at=T0 + 200
+    )
+    assert stored.versions == [old, back]
+    listed = await side.records.page(memory, kind=None, as_of=None, include_all=False, skip=0, limit=10)
+    assert listed == [back]
+
+
+# -- pages -------------------------------------------------------------------------------------------
+
+
+async def test_a_page_holds_the_live_version_of_each_record_in_creation_order(side: Side) -> None:
+    memory = await side.memory()
+    ids = sorted(new_id("hrec") for _ in range(2))
+    a = await remember(side, first_version(side, memory, at=T0 + 10, record_id=ids[1], text="a"))
+    b = await remember(side, first_version(side, memory, at=T0 + 10, record_id=ids[0], text="b", kind="note"))
+    c = await remember(side, first_version(side, memory, at=T0, text="c"))
+    a2 = revision(a, at=T0 + 100, text="a, revised")
+    assert await side.records.revise(a2, "a, revised", None, a.written_at)
+    await side.records.forget(memory, c.record_id, T0 + 200)
+
+    async def page(**ask: Any) -> list[tuple[str, int, str]]:
+        asked: dict[str, Any] = {"kind": None, "as_of": None, "include_all": False, "skip": 0, "limit": 10}
+        found = await side.records.page(memory, **(asked | ask))
+        return [(v.record_id, v.version, v.status) for v in found]
+
+    assert await page() == [(b.record_id, 1, "active"), (a.record_id, 2, "active")]
+    everything = [(c.record_id, 1, "forgotten"), (b.record_id, 1, "active"), (a.record_id, 2, "active")]
+    assert await page(include_all=True) == everything
+    assert await page(include_all=True, skip=1, limit=1) == [(b.record_id, 1, "active")]
+    assert await page(as_of=T0 + 50) == [
+        (c.record_id, 1, "forgotten"),
+        (b.record_id, 1, "active"),
+        (a.record_id, 1, "superseded"),
+    ], "the versions live then, as stored now; the service puts them as they stood"
+    assert await page(as_of=T0 + 5) == [(c.record_id, 1, "forgotten")]
+    assert await page(as_of=T0 - 1) == []
+    assert await page(kind="note", include_all=True) == [(b.record_id, 1, "active")]
+    assert (
+        await side.records.page(new_id("hmem"), kind=None, as_of=None, include_all=True, skip=0, limit=5)
+        == []
+    )
+
+
+async def test_the_words_to_embed_are_those_of_active_records_by_id(side: Side) -> None:
+    memory = await side.memory()
+    made = [await remember(side, first_version(side, memory, at=T0 + i, text=f"words {i}")) for i in range(3)]
+    await side.records.forget(memory, made[1].record_id, T0 + 10)
+    active = sorted((made[0], made[2]), key=lambda v: v.record_id)
+    page = await side.records.embedding_page(memory, "", 10)
+    assert [(w.record_id, w.words) for w in page] == [(v.record_id, v.content[0]["text"]) for v in active]
+    assert [w.record_id for w in await side.records.embedding_page(memory, "", 1)] == [active[0].record_id]
+    after = await side.records.embedding_page(memory, active[0].record_id, 10)
+    assert [w.record_id for w in after] == [active[1].record_id]
+    await side.records.set_embeddings("embedding", {v.record_id: [0.5, 0.5] for v in active})
+    again = await side.records.embedding_page(memory, "", 10)
+    assert [(w.record_id, w.words) for w in again] == [(w.record_id, w.words) for w in page]
+
+
+# -- erase -------------------------------------------------------------------------------------------
+
+
+async def test_the_erase_plan_reaches_what_was_derived_only_from_the_named(side: Side) -> None:
+    memory, elsewhere = await side.memory(), await side.memory()
+    target = await remember(side, first_version(side, memory, at=T0))
+    source = await remember(side, first_version(side, memory, at=T0 + 1))
+    only = await remember(
+        side, first_version(side, memory, at=T0 + 2, references=derived([target.record_id]))
+    )
+    chained = await remember(
+        side, first_version(side, memory, at=T0 + 3, references=derived([only.record_id]))
+    )
+    both = derived([target.record_id, source.record_id])
+    also = await remember(side, first_version(side, memory, at=T0 + 4, references=both))
+    cited = [{"rel": "about", "memory_id": memory, "record_id": target.record_id}]
+    await remember(side, first_version(side, memory, at=T0 + 5, references=cited))
+    copied = await remember(
+        side, first_version(side, elsewhere, at=T0 + 6, references=derived([target.record_id]))
+    )
+    unknown = new_id("hrec")
+    plan = await side.records.erase_plan(memory, sorted([target.record_id, unknown]))
+    assert plan.missing == [unknown]
+    assert plan.doomed == {
+        target.record_id: memory,
+        only.record_id: memory,
+        chained.record_id: memory,
+        copied.record_id: elsewhere,
+    }
+    assert also.record_id not in plan.doomed
+    elsewhere_plan = await side.records.erase_plan(memory, [copied.record_id])
+    assert elsewhere_plan.missing == [copied.record_id] and elsewhere_plan.doomed == {}
+
+
+async def test_the_plan_judges_sources_against_everything_reached_not_only_the_doomed(side: Side) -> None:
+    """record_erase_plan keeps a derived record when a source lies outside what the walk reached; a
+    source the walk reached counts as erased even when it is itself kept (it has another source)."""
+    memory = await side.memory()
+    target = await remember(side, first_version(side, memory, at=T0))
+    outside = await remember(side, first_version(side, memory, at=T0 + 1))
+    middle = await remember(
+        side,
+        first_version(side, memory, at=T0 + 2, references=derived([target.record_id, outside.record_id])),
+    )
+    summary = await remember(
+        side, first_version(side, memory, at=T0 + 3, references=derived([target.record_id, middle.record_id]))
+    )
+    plan = await side.records.erase_plan(memory, [target.record_id])
+    assert set(plan.doomed) == {target.record_id, summary.record_id}
+
+
+async def test_a_reference_is_an_edge_only_to_a_record_there_when_it_was_written(side: Side) -> None:
+    memory = await side.memory()
+    later_id = new_id("hrec")
+    early = await remember(side, first_version(side, memory, at=T0, references=derived([later_id])))
+    later = await remember(side, first_version(side, memory, at=T0 + 1, record_id=later_id))
+    plan = await side.records.erase_plan(memory, [later.record_id])
+    assert plan.doomed == {later.record_id: memory}, "early named it before it existed: no edge"
+    again = revision(early, at=T0 + 2, text="restated")
+    assert await side.records.revise(again, "restated", None, T0)
+    plan = await side.records.erase_plan(memory, [later.record_id])
+    assert set(plan.doomed) == {later.record_id, early.record_id}, "a revision draws the edges anew"
+
+
+async def test_an_erase_removes_records_and_their_edges_and_remembers_what_was_named(side: Side) -> None:
+    memory = await side.memory()
+    target = await remember(side, first_version(side, memory, at=T0))
+    source = await remember(side, first_version(side, memory, at=T0 + 1))
+    also = await remember(
+        side, first_version(side, memory, at=T0 + 2, references=derived([target.record_id, source.record_id]))
+    )
+    revised = revision(target, at=T0 + 10, text="twice")
+    assert await side.records.revise(revised, "twice", None, T0)
+    plan = await side.records.erase_plan(memory, [target.record_id])
+    await side.records.erase(memory, list(plan.doomed), [target.record_id], T0 + 20)
+    assert await side.records.read(target.record_id) is None
+    assert await side.records.locate([target.record_id, source.record_id]) == {source.record_id: memory}
+    listed = await side.records.page(memory, kind=None, as_of=T0 + 5, include_all=True, skip=0, limit=10)
+    assert [v.record_id for v in listed] == [source.record_id, also.record_id]
+    retry = await side.records.erase_plan(memory, [target.record_id])
+    assert (retry.missing, retry.doomed) == ([], {}), "a retry finds it done, not unknown"
+    other = await side.memory()
+    assert (await side.records.erase_plan(other, [target.record_id])).missing == [target.record_id]
+    plan = await side.records.erase_plan(memory, [source.record_id])
+    assert set(plan.doomed) == {source.record_id, also.record_id}, "the edge to the erased record went too"
+
+
+# -- snapshots ---------------------------------------------------------------------------------------
+
+
+async def test_snapshots_are_kept_per_memory_oldest_first(side: Side) -> None:
+    memory, other = await side.memory(), await side.memory()
+    ids = sorted(new_id("hsnp") for _ in range(3))
+    late = Snapshot(ids[0], memory, "late", "", T0 + 100)
+    tied = [Snapshot(ids[2], memory, "b", "second of the tie", T0), Snapshot(ids[1], memory, "a", "", T0)]
+    for snapshot in [late, *tied]:
+        assert await side.records.create_snapshot(snapshot) == snapshot
+    assert await side.records.create_snapshot(Snapshot(new_id("hsnp"), other, "x", "", T0)) is not None
+    assert await side.records.snapshots(memory) == [tied[1], tied[0], late]
+    assert await side.records.snapshot(late.id) == late
+    assert await side.records.snapshot(new_id("hsnp")) is None
+    nowhere = Snapshot(new_id("hsnp"), new_id("hmem"), "lost", "", T0)
+    assert await side.records.create_snapshot(nowhere) is None
+    assert await side.records.snapshot(nowhere.id) is None
+
+
+# -- quotas ------------------------------------------------------------------------------------------
+
+
+def quota_refusal(error: pytest.ExceptionInfo[QuotaExhaustedError]) -> tuple[str, str, dict[str, Any] | None]:
+    return error.value.code, error.value.message, error.value.detail
+
+
+async def test_a_record_past_the_records_quota_is_refused_and_nothing_is_kept(open_side: SideMaker) -> None:
+    side = await open_side(UsageLimits(records=2))
+    memory = await side.memory()
+    for i in range(2):
+        await remember(side, first_version(side, memory, at=T0 + i, text="x" * 10))
+    held = await side.usage()
+    assert held[0] == 2
+    third = first_version(side, memory, at=T0 + 5)
+    with pytest.raises(QuotaExhaustedError) as refused:
+        await side.records.create(third, "words", None)
+    code, message, detail = quota_refusal(refused)
+    assert code == "quota_exhausted" and "UHP_QUOTA_RECORDS" in message
+    assert detail == {"limit": "records", "setting": "UHP_QUOTA_RECORDS", "quota": 2, "held": 2, "adding": 1}
+    assert await side.records.read(third.record_id) is None
+    assert await side.usage() == held
+    with pytest.raises(QuotaExhaustedError):
+        await side.records.create_many([(third, "words", None)])
+    assert await side.records.read(third.record_id) is None
+
+
+async def test_a_revision_past_the_bytes_quota_is_refused_and_the_record_stays(open_side: SideMaker) -> None:
+    side = await open_side(UsageLimits(content_bytes=400))
+    memory = await side.memory()
+    first = await remember(side, first_version(side, memory, at=T0, text="y" * 100))
+    held = await side.usage()
+    assert held == (
+        1,
+        len('[{"type": "text", "text": ""}]') + 100 + len('{"account": "harlow", "tier": {"level": 2}}'),
+    )
+    big = revision(first, at=T0 + 10, text="z" * 300)
+    with pytest.raises(QuotaExhaustedError) as refused:
+        await side.records.revise(big, "z", None, T0)
+    assert refused.value.detail is not None and refused.value.detail["limit"] == "content_bytes"
+    stored = await side.records.read(first.record_id)
+    assert stored is not None and stored.versions == [first]
+    assert await side.usage() == held
+    small = revision(first, at=T0 + 20, text="z" * 10)
+    assert await side.records.revise(small, "z", None, T0) is True
+    assert (await side.usage())[1] > held[1], "a version's bytes count, its record does not again"
+    assert (await side.usage())[0] == 1
+
+
+async def test_a_tree_quota_counts_every_writer_in_the_tree(open_side: SideMaker) -> None:
+    side = await open_side(UsageLimits(root_records=2))
+    root = await side.memory()
+    child = await side.memory(root)
+    await remember(side, first_version(side, root, at=T0))
+    other_writer = replace(side, member=new_id("hmbr"))
+    await remember(other_writer, first_version(other_writer, child, at=T0 + 1))
+    with pytest.raises(QuotaExhaustedError) as refused:
+        await side.records.create(first_version(other_writer, child, at=T0 + 2), "words", None)
+    detail = refused.value.detail
+    assert detail is not None and (detail["limit"], detail["root_id"], detail["held"]) == (
+        "root_records",
+        root,
+        2,
+    )
+    assert root in refused.value.message
+    fresh_root = await side.memory()
+    assert await side.records.create(first_version(side, fresh_root, at=T0 + 3), "words", None) is True
+
+
+async def test_an_erase_gives_back_what_its_versions_were_charged(open_side: SideMaker) -> None:
+    side = await open_side(UsageLimits(records=2))
+    memory = await side.memory()
+    first = await remember(side, first_version(side, memory, at=T0))
+    assert await side.records.revise(revision(first, at=T0 + 1, text="again"), "again", None, T0)
+    await remember(side, first_version(side, memory, at=T0 + 2))
+    full = await side.usage()
+    with pytest.raises(QuotaExhaustedError):
+        await side.records.create(first_version(side, memory, at=T0 + 3), "words", None)
+    await side.records.erase(memory, [first.record_id], [first.record_id], T0 + 4)
+    after = await side.usage()
+    assert after[0] == 1 and 0 < after[1] < full[1]
+    assert await side.records.create(first_version(side, memory, at=T0 + 5), "words", None) is True
