@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from provider import ids
 from provider.fairness import FairGate
-from provider.models import Caller
+from provider.models import Caller, NewObserveJob
 from provider.protocol.record_requests import ObserveRequest
 from tests.api.lifecycle_support import cypher
 from tests.api.records_support import Lab, assert_error, ok, tag, validate
@@ -102,19 +102,17 @@ def test_a_job_whose_runner_died_is_taken_over_and_keeps_each_episode_once(
     # The dead runner wrote the first episode under the job's derived id, then died.
     portal.call(lambda: jobs.observe.observe(owner, memory_id, parsed[:1], seed=job_id))
     now = ids.now_ms()
-    held = {
-        "id": job_id,
-        "memory_id": memory_id,
-        "member_id": alice.id,
-        "member_type": "human",
-        "via_server": False,
-        "episodes_json": json.dumps(episodes),
-        "count": 2,
-        "now": now,
-        "lease_until": now - 1,
-        "owner": "dead",
-    }
-    portal.call(lambda: jobs.jobs.create(**held))
+    held = NewObserveJob(
+        id=job_id,
+        memory_id=memory_id,
+        caller=owner,
+        episodes_json=json.dumps(episodes),
+        count=2,
+        now=now,
+        lease_until=now - 1,
+        owner="dead",
+    )
+    portal.call(lambda: jobs.jobs.create(held))
     assert len(lab.listed(alice, memory_id)) == 1
     sweeper: Any = client.app.state.services.sweeper  # type: ignore[attr-defined]
     swept = portal.call(sweeper.sweep)
