@@ -59,9 +59,7 @@ class CrossEncoder:
     waiting (its deadline passed while it queued) is not started.
     """
 
-    def __init__(
-        self, *, models: Path | None = None, url: str | None = None, max_tokens: int = 128, threads: int = 0
-    ):
+    def __init__(self, *, models: Path | None, url: str | None, max_tokens: int, threads: int):
         self.models = models
         self.url = url
         self.max_tokens = max_tokens

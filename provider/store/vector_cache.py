@@ -56,7 +56,7 @@ class CacheStats:
 class VectorCache:
     """Per-memory matrices keyed by records_version, within `budget_bytes`."""
 
-    def __init__(self, store: Neo4jStore, budget_bytes: int, load_after: int = 2):
+    def __init__(self, store: Neo4jStore, budget_bytes: int, load_after: int):
         self.store = store
         self.budget = budget_bytes
         self.load_after = load_after
