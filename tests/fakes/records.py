@@ -12,9 +12,16 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from provider.models import ErasePlan, RecordVersion, RecordWords, Snapshot, StoredRecord, Vectors
+from provider.models import (
+    ErasePlan,
+    RecordVersion,
+    RecordWords,
+    Snapshot,
+    StoredRecord,
+    Vectors,
+    VectorState,
+)
 from tests.fakes.usage import Held, RootOf, UsageLedger
 
 DERIVED_HOPS = 5  # record_erase_plan follows derived_from this many hops
@@ -140,11 +147,6 @@ class FakeRecordStore:
             record = self.records.get(record_id)
             if record is not None:
                 record.vectors.setdefault(record.current, {})[slot] = vector
-
-    def vectors_of(self, record_id: str) -> Vectors:
-        """The current version's vectors (a test's window: the port has no read of them)."""
-        record = self.records[record_id]
-        return record.vectors.get(record.current, {})
 
     async def erase_plan(self, memory_id: str, record_ids: list[str]) -> ErasePlan:
         """The named ids not here (nor erased here before), and the records an erase of them reaches."""
@@ -281,9 +283,16 @@ class FakeRecordStore:
         """True when some version's stored content holds `text` (file_unnamed's CONTAINS)."""
         return any(text in json.dumps(v.content) for r in self.records.values() for v in r.versions)
 
-    def state(self) -> dict[str, tuple[Any, ...]]:
-        """Everything stored of each record, for a test that checks a refused write changed nothing."""
-        return {
-            i: (r.current, r.status, r.created_at, list(r.edges), list(r.versions))
-            for i, r in self.records.items()
-        }
+
+class FakeVectorState:
+    """The recorded vector slots (vector_state_read and _write); a model move's fill is not faked here."""
+
+    def __init__(self, state: VectorState | None = None):
+        self.state = state
+
+    async def read(self) -> VectorState | None:
+        """None, as on a database no model move has touched, until something is written."""
+        return self.state
+
+    async def write(self, state: VectorState) -> None:
+        self.state = replace(state, recorded=True)
