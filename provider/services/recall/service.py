@@ -21,6 +21,7 @@ from provider.models import (
     ScopeSize,
     words_cut,
 )
+from provider.services.recall.abstain import abstains
 from provider.services.recall.dates import named_period
 from provider.services.recall.filters import compile_filters
 from provider.services.recall.fusion import Fused, fuse, fuse_scores
@@ -153,7 +154,7 @@ class RecallService:
             parent=parent,
             children=children,
             degraded=degraded,
-            abstain=self._abstain(request, results, best, await self._threshold(embedding)),
+            abstain=abstains(request, len(results), best, await self._threshold(embedding)),
             strategy=strategy,
             explanations=explanations,
         )
@@ -432,12 +433,3 @@ class RecallService:
         slot, _ = await embedding
         state = await self.vectors.state()
         return self.abstain_below(state.models.get(slot, state.active_model))
-
-    def _abstain(
-        self, request: RecallAsk, results: list[RecallHit], best: float | None, threshold: float
-    ) -> bool:
-        if not results:
-            return True
-        if request.query and not request.text and request.filters is None:
-            return best is None or best < threshold
-        return False
