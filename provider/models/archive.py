@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from provider.models.records import RecordVersion, StoredRecord
 from provider.models.vectors import Vectors
@@ -52,4 +52,9 @@ class RestoreSummary:
     embed_reason: EmbedReason | None = None
 
 
-PagedRecord = tuple[StoredRecord, int, list[list[float] | None]]
+class PagedRecord(NamedTuple):
+    """One record of an export's page: every version, when it was created, and each version's vector."""
+
+    stored: StoredRecord
+    created_at: int
+    vectors: list[list[float] | None]  # by version, in the slot recall reads; None where there is none

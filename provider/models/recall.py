@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from provider.models.records import ReadRecord
 from provider.models.tree import MemoryView
@@ -181,7 +181,12 @@ WORD = re.compile(r"\w", re.UNICODE)
 TEXT_WORDS = 64  # words of a full-text search that reach Lucene
 
 
-Hit = tuple[str, str, float | None]
+class Hit(NamedTuple):
+    """One record a signal found in the scope, with its own score (None where a signal has none)."""
+
+    record_id: str
+    memory_id: str
+    score: float | None
 
 
 def words_cut(text: str) -> bool:

@@ -30,7 +30,8 @@ class Neo4jArchiveStore:
             "archive_records_page", memory_id=memory_id, after=after, limit=limit, slot=slot
         )
         return [
-            (_stored(r, memory_id), int(r["created_at"] or 0), [e[0] for e in r["embeddings"]]) for r in rows
+            PagedRecord(_stored(r, memory_id), int(r["created_at"] or 0), [e[0] for e in r["embeddings"]])
+            for r in rows
         ]
 
     async def files(self, file_ids: list[str]) -> dict[str, Row]:

@@ -111,7 +111,7 @@ class Neo4jRecallStore:
             )
             seen = rows[0]["seen"] if rows else fetch
             if len(rows) >= k or seen < fetch:
-                return [(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows], "index"
+                return [Hit(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows], "index"
             if fetch >= INDEX_FETCH_MAX:
                 return await self._exact(scope, vector, dnf, k, slot), "exact_fallback"
             fetch = min(INDEX_FETCH_MAX, fetch * FETCH_GROWTH)
@@ -124,7 +124,7 @@ class Neo4jRecallStore:
         rows = await self.store.read(
             "recall_vector_exact", scope=scope, vector=vector, dnf=dnf, k=k, slot=slot
         )
-        return [(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows]
+        return [Hit(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows]
 
     async def words(self, scope: list[str], text: str, dnf: Any, fetch: int) -> WordMatches:
         """For each of the words, the records in scope holding it; the holders passing the filters.
@@ -176,7 +176,7 @@ class Neo4jRecallStore:
             )[0]
             found = row["found"]
             if not filtered_after or len(found) >= k or row["seen"] < fetch or fetch >= INDEX_FETCH_MAX:
-                return [(hit["id"], hit["memory_id"], hit["score"]) for hit in found]
+                return [Hit(hit["id"], hit["memory_id"], hit["score"]) for hit in found]
             fetch = min(INDEX_FETCH_MAX, fetch * FETCH_GROWTH)
 
     async def fields(
@@ -191,7 +191,9 @@ class Neo4jRecallStore:
         newest_first = size.in_scope * 2 >= size.total > 0
         name = "recall_filter_newest" if newest_first else "recall_filter"
         rows = await self.store.read(name, scope=scope, dnf=dnf, k=k)
-        return [(r["id"], r["memory_id"], None) for r in rows], "fields_newest" if newest_first else "fields"
+        return [
+            Hit(r["id"], r["memory_id"], None) for r in rows
+        ], "fields_newest" if newest_first else "fields"
 
     async def history(
         self,
@@ -222,9 +224,9 @@ class Neo4jRecallStore:
             )
         )[0]
         return HistoryRanking(
-            meaning=[(h["id"], h["memory_id"], cosine_from_neo4j(h["score"])) for h in row["meaning"]],
-            words=[(h["id"], h["memory_id"], h["score"]) for h in row["words"]],
-            newest=[(h["id"], h["memory_id"], None) for h in row["newest"]],
+            meaning=[Hit(h["id"], h["memory_id"], cosine_from_neo4j(h["score"])) for h in row["meaning"]],
+            words=[Hit(h["id"], h["memory_id"], h["score"]) for h in row["words"]],
+            newest=[Hit(h["id"], h["memory_id"], None) for h in row["newest"]],
             cut=bool(row["cut"]),
         )
 

@@ -173,4 +173,4 @@ class Ranking:
 
     def _ordered(self, rows: Iterable[int], k: int) -> list[Hit]:
         ranked = sorted(rows, key=lambda i: (-float(self.scores[i]), self.ids[i]))[:k]
-        return [(self.ids[i], self.memories[i], float(self.scores[i])) for i in ranked]
+        return [Hit(self.ids[i], self.memories[i], float(self.scores[i])) for i in ranked]

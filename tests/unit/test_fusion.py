@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from provider.models import Hit
 from provider.services.recall.fusion import fuse, fuse_scores
 from provider.services.recall.words import MAX_WORDS, query_words
 
@@ -20,9 +21,9 @@ def test_query_words_stop_at_the_thirty_second_word() -> None:
 
 
 def test_scores_keep_the_gap_that_ranks_throw_away() -> None:
-    rankings: dict[str, list[tuple[str, str, float | None]]] = {
-        "query": [("a", "m", 0.61), ("b", "m", 0.60), ("c", "m", 0.20)],
-        "query_words": [("b", "m", 9.0), ("c", "m", 1.0)],
+    rankings: dict[str, list[Hit]] = {
+        "query": [Hit("a", "m", 0.61), Hit("b", "m", 0.60), Hit("c", "m", 0.20)],
+        "query_words": [Hit("b", "m", 9.0), Hit("c", "m", 1.0)],
     }
     by_rank = [h.record_id for h in fuse(rankings)]
     by_score = fuse_scores(rankings, 0.5)
@@ -34,9 +35,9 @@ def test_scores_keep_the_gap_that_ranks_throw_away() -> None:
 
 
 def test_weight_zero_is_meaning_alone_and_one_words_alone() -> None:
-    rankings: dict[str, list[tuple[str, str, float | None]]] = {
-        "query": [("a", "m", 0.9), ("b", "m", 0.5)],
-        "text": [("b", "m", 3.0), ("a", "m", 1.0)],
+    rankings: dict[str, list[Hit]] = {
+        "query": [Hit("a", "m", 0.9), Hit("b", "m", 0.5)],
+        "text": [Hit("b", "m", 3.0), Hit("a", "m", 1.0)],
     }
     assert [h.record_id for h in fuse_scores(rankings, 0.0)] == ["a", "b"]
     assert [h.record_id for h in fuse_scores(rankings, 1.0)] == ["b", "a"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from provider.models import SignalPart
+from provider.models import Hit, SignalPart
 
 RRF_K = 60
 
@@ -33,7 +33,7 @@ def in_order(hits: list[Fused]) -> list[Fused]:
     return ordered
 
 
-def fuse(rankings: dict[str, list[tuple[str, str, float | None]]]) -> list[Fused]:
+def fuse(rankings: dict[str, list[Hit]]) -> list[Fused]:
     """`signal → [(record_id, memory_id, raw score)]`, best first; fused by 1/(k + rank)."""
     fused: dict[str, Fused] = {}
     for signal, ranking in rankings.items():
@@ -51,7 +51,7 @@ def fuse(rankings: dict[str, list[tuple[str, str, float | None]]]) -> list[Fused
 MEANING = "query"
 
 
-def _scaled(ranking: list[tuple[str, str, float | None]]) -> dict[str, float]:
+def _scaled(ranking: list[Hit]) -> dict[str, float]:
     """Raw scores to [0, 1] within their own list (min-max): BM25 and cosine live on unrelated scales."""
     raws = [raw for _, _, raw in ranking if raw is not None]
     if not raws:
@@ -64,7 +64,7 @@ def _scaled(ranking: list[tuple[str, str, float | None]]) -> dict[str, float]:
     }
 
 
-def fuse_scores(rankings: dict[str, list[tuple[str, str, float | None]]], words_weight: float) -> list[Fused]:
+def fuse_scores(rankings: dict[str, list[Hit]], words_weight: float) -> list[Fused]:
     """Meaning weighs `1 - words_weight`, each words list `words_weight`; a list a hit is missing from adds 0.
 
     Ranks throw away how far apart two hits are; on LoCoMo that gap is what tells the turn holding

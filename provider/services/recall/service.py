@@ -12,6 +12,7 @@ from provider.models import (
     TEXT_WORDS,
     Caller,
     Explanation,
+    Hit,
     MemoryView,
     Place,
     RecallAnswer,
@@ -244,10 +245,10 @@ class RecallService:
 
     async def _signals(
         self, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None, size: ScopeSize
-    ) -> tuple[dict[str, list[tuple[str, str, float | None]]], str, list[str]]:
+    ) -> tuple[dict[str, list[Hit]], str, list[str]]:
         """Each signal's ranking of the scope, how meaning was searched, and what was cut."""
         k = max(request.limit * 2, self.candidates)
-        rankings: dict[str, list[tuple[str, str, float | None]]] = {}
+        rankings: dict[str, list[Hit]] = {}
         strategy = "fields"
         words, words_signal = self._words(request)
         # The signals are independent: the model embeds the question while Neo4j searches the words,
@@ -270,7 +271,7 @@ class RecallService:
 
     async def _word_hits(
         self, scope: list[str], words: str, dnf: Any, k: int, size: ScopeSize
-    ) -> tuple[list[tuple[str, str, float | None]], list[str]]:
+    ) -> tuple[list[Hit], list[str]]:
         """BM25 counted over the scope; past `words_candidates` records in it, Lucene's own scores.
 
         Counting every holder of a word in a scope of 100,000 records costs more than the rest of the
@@ -350,7 +351,7 @@ class RecallService:
             return query_words(request.query[: self.query_scan_chars]) or None, "query_words"
         return None, "text"
 
-    def _fuse(self, rankings: dict[str, list[tuple[str, str, float | None]]]) -> list[Fused]:
+    def _fuse(self, rankings: dict[str, list[Hit]]) -> list[Fused]:
         """By score when meaning and words both ran and a weight is set; by rank otherwise (main's)."""
         if self.words_weight is not None and "query" in rankings and len(rankings) > 1:
             return fuse_scores(rankings, self.words_weight)
@@ -376,7 +377,7 @@ class RecallService:
             slot=slot,
         )
         cut = [f"history:capped_at_{self.history_window}_versions"] if ranked.cut else []
-        rankings: dict[str, list[tuple[str, str, float | None]]] = {}
+        rankings: dict[str, list[Hit]] = {}
         if vector is not None:
             rankings["query"] = ranked.meaning
         if request.text:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 
-from provider.models import WordMatches
+from provider.models import Hit, WordMatches
 
 APOSTROPHES = "'\u2019"
 WORD = re.compile(rf"[^\W_]+(?:[{APOSTROPHES}][^\W_]+)*", re.UNICODE)
@@ -54,7 +54,12 @@ K1 = 1.2
 B = 0.75
 
 
-def scoped_bm25(matches: WordMatches, records_in_scope: int, k: int) -> list[tuple[str, str, float | None]]:
+def score_of(hit: Hit) -> float:
+    """A scored hit's score (a BM25 hit always has one)."""
+    return hit.score or 0.0
+
+
+def scoped_bm25(matches: WordMatches, records_in_scope: int, k: int) -> list[Hit]:
     """The holders ranked by BM25 whose statistics are the caller's scope alone, best first, ties by id.
 
     Lucene's own score counts every record in the index, so another member writing the same words
@@ -72,6 +77,6 @@ def scoped_bm25(matches: WordMatches, records_in_scope: int, k: int) -> list[tup
     for holder in matches.found:
         saturation = (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * holder.length / mean_length))
         score = round(sum(rarity[word] for word in holder.words) * saturation, 9)
-        scored.append((holder.record_id, holder.memory_id, score))
-    scored.sort(key=lambda hit: (-hit[2], hit[0]))
-    return [(record_id, memory_id, score) for record_id, memory_id, score in scored[:k]]
+        scored.append(Hit(holder.record_id, holder.memory_id, score))
+    scored.sort(key=lambda hit: (-score_of(hit), hit.record_id))
+    return scored[:k]
