@@ -401,4 +401,4 @@ def query_service(
     prestart = settings.query_sandbox_prestart
     if prestart is None:
         prestart = settings.environment == "production"
-    return QueryService(tree, stores, references, pool, limits=limits, prestart=prestart)
+    return QueryService(tree, stores, references, pool, limits=limits, gate=True, prestart=prestart)

@@ -351,8 +351,9 @@ async def run_both(settings: Settings) -> Run:
             fixture = Fixture(store, variant)
             await fixture.build()
             # Fresh services per fixture: nothing one run remembered (a vetted plan) shapes the other.
-            gated = QueryService(tree, stores, references, pool, limits=query_limits(settings))
-            open_ = QueryService(tree, stores, references, pool, limits=query_limits(settings), gate=False)
+            limits = query_limits(settings)
+            gated = QueryService(tree, stores, references, pool, limits=limits, gate=True, prestart=False)
+            open_ = QueryService(tree, stores, references, pool, limits=limits, gate=False, prestart=False)
             try:
                 await pool.recycle_all()
                 loads = pool.stats.loads

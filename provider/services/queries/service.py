@@ -68,8 +68,8 @@ class QueryService:
         pool: SandboxPool | None,
         *,
         limits: QueryLimits,
-        gate: bool = True,
-        prestart: bool = False,
+        gate: bool,
+        prestart: bool,
     ):
         self.tree = tree
         self.projections, self.named, self.recall = stores
