@@ -17,6 +17,94 @@ BEGIN = "<!-- settings table: from provider/config.py by `python -m provider set
 END = "<!-- end of the settings table -->"
 DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "CONFIGURATION.md"
 HEADER = "| variable | default | meaning |\n|---|---|---|"
+# The settings by the capability they tune, in the order an operator meets them. Every field of
+# `Settings` is in exactly one group (tests/unit/test_settings_table.py checks it), so a new setting
+# must be given its place here.
+CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("The deployment", ("environment", "admin_key", "host", "port", "provider_id", "cache_dir")),
+    (
+        "Neo4j",
+        (
+            "neo4j_uri", "neo4j_user", "neo4j_password", "neo4j_database", "statement_timeout_ms",
+            "bulk_statement_timeout_ms", "bookmark_wait_ms", "neo4j_connection_timeout_ms",
+            "neo4j_acquisition_timeout_ms", "neo4j_liveness_check_ms", "neo4j_unreachable_retry_ms",
+            "neo4j_transient_retry_ms",
+        ),
+    ),
+    (
+        "Models and vectors",
+        (
+            "embedding_model", "embedding_dimension", "embedding_batch_size", "embedding_runtime",
+            "embedding_threads", "embedding_question_threads", "embed_batch_max", "embed_batch_wait_ms",
+            "vector_state_seconds", "model_move_settle_seconds", "model_move_index_wait_seconds",
+            "reembed_batch_records", "model_repository",
+        ),
+    ),
+    (
+        "Files",
+        (
+            "file_store", "file_dir", "s3_bucket", "s3_prefix", "s3_endpoint", "s3_region",
+            "s3_access_key_id", "s3_secret_access_key", "s3_part_bytes", "content_media", "file_quota_bytes",
+            "file_quota_files", "file_orphan_grace_seconds",
+        ),
+    ),
+    (
+        "Quotas and the tree",
+        (
+            "quota_records", "quota_content_bytes", "quota_memories", "quota_root_records",
+            "quota_root_content_bytes", "subtree_cap",
+        ),
+    ),
+    (
+        "Recall",
+        (
+            "abstain_below", "recall_words_weight", "recall_query_words", "recall_query_scan_chars",
+            "recall_candidates", "recall_date_boost", "recall_newer_wins", "recall_same_subject_cosine",
+            "recall_words_candidates", "recall_rerank", "recall_rerank_candidates", "recall_rerank_budget_ms",
+            "recall_rerank_max_tokens", "recall_rerank_skip_lead", "reranker_url", "recall_rerank_threads",
+            "recall_vector_cache_mb", "recall_vector_cache_load_after", "recall_history_window",
+        ),
+    ),
+    (
+        "Queries",
+        (
+            "query_sandbox", "query_sandbox_url", "query_sandbox_token", "query_sandbox_prestart",
+            "query_timeout_ms", "query_row_cap", "query_answer_bytes", "query_max_records",
+        ),
+    ),
+    (
+        "Lifecycle: observe, consolidation, leases and the sweeper",
+        (
+            "duplicate_similarity", "consolidation_budget", "lease_ms", "sweep_seconds", "observe_sync_max",
+            "observe_jobs_concurrent", "idempotency_wait_seconds",
+        ),
+    ),
+    (
+        "Export and restore",
+        ("export_page_records", "restore_batch_records", "archive_key", "max_restore_bytes"),
+    ),
+    (
+        "What one request may carry",
+        (
+            "max_body_bytes", "max_upload_bytes", "max_json_depth", "max_text_chars", "max_parts",
+            "max_attribute_depth", "max_attribute_keys", "max_attribute_bytes", "max_attribute_key_chars",
+            "max_references", "max_list_items", "max_filter_terms", "max_schema_bytes",
+            "mcp_max_result_chars",
+        ),
+    ),
+    (
+        "Fair share",
+        (
+            "rate_reads", "rate_writes", "rate_queries", "in_flight_per_principal", "read_slots",
+            "write_slots", "query_slots", "slots_kept_for_others", "queue_max_waiting",
+            "queue_max_wait_seconds", "refusal_delay_ms", "bulk_niceness",
+        ),
+    ),
+    (
+        "What operators and people see",
+        ("metrics", "metrics_principals", "log_format", "log_level", "explorer", "explorer_assets_dir"),
+    ),
+)  # fmt: skip
 BYTES = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
 HOURS = (("h", 3600),)
 
@@ -75,6 +163,17 @@ def table(settings: type[BaseSettings] = Settings) -> str:
     return "\n".join([HEADER, *rows])
 
 
+def grouped(settings: type[BaseSettings] = Settings) -> str:
+    """One table per capability (`CAPABILITIES`), each under its heading, rows in the group's order."""
+    prefix = str(settings.model_config.get("env_prefix", ""))
+    fields = settings.model_fields
+    sections = []
+    for title, names in CAPABILITIES:
+        rows = [row(name, fields[name], prefix) for name in names]
+        sections.append("\n".join([f"### {title}", "", HEADER, *rows]))
+    return "\n\n".join(sections)
+
+
 def spliced(document: str, generated: str) -> str:
     """The document with the text between the two markers replaced by `generated`."""
     head, begin, rest = document.partition(BEGIN)
@@ -89,7 +188,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m provider settings-table")
     parser.add_argument("--write", action="store_true", help=f"replace the table in {DOCUMENT.name}")
     args = parser.parse_args(argv)
-    generated = table()
+    generated = grouped()
     if not args.write:
         print(generated)
         return 0

@@ -21,9 +21,16 @@ def documented_table() -> str:
 
 
 def test_the_documented_table_is_the_generated_one() -> None:
-    assert documented_table() == settings_table.table(), (
+    assert documented_table() == settings_table.grouped(), (
         "docs/CONFIGURATION.md's settings table differs from provider/config.py's Settings; "
         "regenerate it with `python -m provider settings-table --write`"
+    )
+
+
+def test_every_setting_has_one_place_among_the_capabilities() -> None:
+    placed = [name for _, names in settings_table.CAPABILITIES for name in names]
+    assert sorted(placed) == sorted(Settings.model_fields), (
+        "each field of Settings belongs in exactly one group of provider/settings_table.py: CAPABILITIES"
     )
 
 
