@@ -225,3 +225,35 @@ class IdempotencyKey:
     status: int | None
     body: str | None
     created_at: int
+
+
+@dataclass(frozen=True)
+class NamedRecord:
+    """A record as name matching reads it: its type, title and text, and the names its attributes give.
+
+    `name`, `aliases`, `emails` and `domains` are the attribute values as written (a string or a list
+    of them for the added types; anything, or None, for a plain entity), so matching keeps the strings.
+    """
+
+    id: str
+    type: str
+    title: str | None
+    text: str | None
+    name: Any
+    aliases: Any
+    emails: Any
+    domains: Any
+
+
+@dataclass(frozen=True)
+class ConsolidationCandidate(NamedRecord):
+    """A record a consolidation run reads: its names, when it was written and ends, its vector, its subject.
+
+    `fresh` marks one written after the last run read through: the ones this run examines.
+    """
+
+    written_at: int
+    valid_to_ms: int | None
+    embedding: list[float] | None
+    subject: str | None
+    fresh: bool

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 from provider.ids import now_ms
-from provider.models import ConsolidationRun, Referrer, RunChange, RunCounts, RunRead, RunStart
+from provider.models import (
+    ConsolidationCandidate,
+    ConsolidationRun,
+    Referrer,
+    RunChange,
+    RunCounts,
+    RunRead,
+    RunStart,
+)
 from provider.store.driver import Neo4jStore, Row
+from provider.store.records import named_record
 
 
 def run_of(row: Row) -> ConsolidationRun:
@@ -121,12 +130,12 @@ class Neo4jConsolidationStore:
         after_id: str,
         entity_types: tuple[str, ...] = ("entity",),
         slot: str = "embedding",
-    ) -> list[Row]:
+    ) -> list[ConsolidationCandidate]:
         """Active facts and entities (of these types), oldest first, `fresh` past the last run's stop.
 
         `embedding` is each one's vector in `slot`.
         """
-        return await self.store.read(
+        rows = await self.store.read(
             "consolidation_candidates",
             memory_id=memory_id,
             after=after,
@@ -134,6 +143,17 @@ class Neo4jConsolidationStore:
             entity_types=list(entity_types),
             slot=slot,
         )
+        return [
+            ConsolidationCandidate(
+                **vars(named_record(row)),
+                written_at=row["written_at"],
+                valid_to_ms=row["valid_to_ms"],
+                embedding=row["embedding"],
+                subject=row["subject"],
+                fresh=bool(row["fresh"]),
+            )
+            for row in rows
+        ]
 
     async def referrers(self, record_id: str) -> list[Referrer]:
         """Active records referencing one."""

@@ -12,6 +12,7 @@ from typing import Any
 from provider.ids import parse_instant
 from provider.models import (
     ErasePlan,
+    NamedRecord,
     RecordVersion,
     RecordWords,
     Snapshot,
@@ -168,6 +169,20 @@ def charge_of(versions: list[dict[str, Any]], made: set[str] | None = None) -> C
     return Charge.of_records(kept[0]["charged_to"], added) if kept else None
 
 
+def named_record(row: Row) -> NamedRecord:
+    """A row with a record's id, type, title, text and its name attributes, as the matching reads it."""
+    return NamedRecord(
+        id=row["id"],
+        type=row["type"],
+        title=row["title"],
+        text=row["text"],
+        name=row["name"],
+        aliases=row["aliases"],
+        emails=row["emails"],
+        domains=row["domains"],
+    )
+
+
 class Neo4jRecordStore:
     """Writes versions and reads them back; never overwrites one."""
 
@@ -222,9 +237,12 @@ class Neo4jRecordStore:
         rows = [{"id": record_id, "embedding": vector} for record_id, vector in vectors.items()]
         await self.store.write("record_embedding_set", slot=slot, rows=rows)
 
-    async def entities(self, memory_ids: list[str], types: tuple[str, ...] = ("entity",)) -> list[Row]:
+    async def entities(
+        self, memory_ids: list[str], types: tuple[str, ...] = ("entity",)
+    ) -> list[NamedRecord]:
         """Active records of these types (entities, people, companies) with the names they go by."""
-        return await self.store.read("entity_names", memory_ids=memory_ids, types=list(types))
+        rows = await self.store.read("entity_names", memory_ids=memory_ids, types=list(types))
+        return [named_record(row) for row in rows]
 
     async def standing(self, memory_id: str, limit: int) -> list[RecordVersion]:
         """Active records marked `attributes.standing`, oldest first."""

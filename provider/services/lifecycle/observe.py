@@ -59,7 +59,7 @@ class ObserveService:
         drafts = [
             (
                 ids.derived(ids.RECORD, seed, str(index)) if seed else ids.new_id(ids.RECORD),
-                replace(episode, references=[{"rel": "about", "record_id": e["id"]} for e in found]),
+                replace(episode, references=[{"rel": "about", "record_id": e.id} for e in found]),
             )
             for index, (episode, found) in enumerate(zip(episodes, mentions, strict=True))
         ]

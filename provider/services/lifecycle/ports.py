@@ -7,13 +7,15 @@ tests pass in-memory fakes.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from provider.models import (
     ClaimedObserveJob,
+    ConsolidationCandidate,
     ConsolidationRun,
     EntityReferrer,
     JobState,
+    NamedRecord,
     NewObserveJob,
     RecordVersion,
     Referrer,
@@ -70,7 +72,7 @@ class ConsolidationStorage(Protocol):
         after_id: str,
         entity_types: tuple[str, ...] = ("entity",),
         slot: str = "embedding",
-    ) -> list[dict[str, Any]]: ...
+    ) -> list[ConsolidationCandidate]: ...
 
     async def referrers(self, record_id: str) -> list[Referrer]: ...
 
@@ -114,7 +116,7 @@ class RecordStorage(Protocol):
 
     async def entities(
         self, memory_ids: list[str], types: tuple[str, ...] = ("entity",)
-    ) -> list[dict[str, Any]]: ...
+    ) -> list[NamedRecord]: ...
 
     async def standing(self, memory_id: str, limit: int) -> list[RecordVersion]: ...
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
 
+from provider.models import ConsolidationCandidate as Candidate
 from provider.services.types.names import EntityIndex
 
 
@@ -46,64 +46,61 @@ class Decisions:
     exhausted: bool = False
 
 
-def decide(rows: list[dict[str, Any]], *, now: int, budget: int, threshold: float) -> Decisions:
+def decide(rows: list[Candidate], *, now: int, budget: int, threshold: float) -> Decisions:
     """Examines at most `budget` fresh records, oldest first, against everything active before them."""
-    fresh = [r for r in rows if r["fresh"]]
+    fresh = [r for r in rows if r.fresh]
     examined = fresh[:budget]
     decisions = Decisions(examined=len(examined), exhausted=len(fresh) > budget)
-    decisions.through = examined[-1]["written_at"] if examined else None
-    decisions.through_id = examined[-1]["id"] if examined else None
-    looked_at = {r["id"] for r in examined}
-    kept_facts: list[dict[str, Any]] = []
+    decisions.through = examined[-1].written_at if examined else None
+    decisions.through_id = examined[-1].id if examined else None
+    looked_at = {r.id for r in examined}
+    kept_facts: list[Candidate] = []
     kept_entities: dict[str, str] = {}
     typed = EntityIndex()
     for row in rows:
-        if row["id"] not in looked_at:
+        if row.id not in looked_at:
             _remember_as_kept(row, kept_facts, kept_entities, typed)
-        elif row["type"] == "fact":
+        elif row.type == "fact":
             _judge_fact(row, kept_facts, decisions, now=now, threshold=threshold)
-        elif row["type"] == "entity":
+        elif row.type == "entity":
             _judge_entity(row, kept_entities, decisions)
         elif (same := typed.match(row)) is not None:
-            decisions.merges.append((row["id"], same))
+            decisions.merges.append((row.id, same))
         else:
             typed.add(row)
     return decisions
 
 
 def _remember_as_kept(
-    row: dict[str, Any], facts: list[dict[str, Any]], entities: dict[str, str], typed: EntityIndex
+    row: Candidate, facts: list[Candidate], entities: dict[str, str], typed: EntityIndex
 ) -> None:
-    if row["type"] == "fact":
+    if row.type == "fact":
         facts.append(row)
-    elif row["type"] == "entity":
-        entities.setdefault(normalised(row["title"] or row["text"]), row["id"])
+    elif row.type == "entity":
+        entities.setdefault(normalised(row.title or row.text), row.id)
     else:
         typed.add(row)
 
 
 def _judge_fact(
-    row: dict[str, Any], kept: list[dict[str, Any]], decisions: Decisions, *, now: int, threshold: float
+    row: Candidate, kept: list[Candidate], decisions: Decisions, *, now: int, threshold: float
 ) -> None:
-    if row["valid_to_ms"] is not None and row["valid_to_ms"] < now:
-        decisions.expired.append(row["id"])
+    if row.valid_to_ms is not None and row.valid_to_ms < now:
+        decisions.expired.append(row.id)
         return
-    words = normalised(row["text"])
+    words = normalised(row.text)
     for earlier in kept:
-        if earlier["subject"] != row["subject"]:
+        if earlier.subject != row.subject:
             continue
-        if (
-            normalised(earlier["text"]) == words
-            or similarity(earlier["embedding"], row["embedding"]) >= threshold
-        ):
-            decisions.duplicates.append(row["id"])
+        if normalised(earlier.text) == words or similarity(earlier.embedding, row.embedding) >= threshold:
+            decisions.duplicates.append(row.id)
             return
     kept.append(row)
 
 
-def _judge_entity(row: dict[str, Any], kept: dict[str, str], decisions: Decisions) -> None:
-    name = normalised(row["title"] or row["text"])
+def _judge_entity(row: Candidate, kept: dict[str, str], decisions: Decisions) -> None:
+    name = normalised(row.title or row.text)
     if name in kept:
-        decisions.merges.append((row["id"], kept[name]))
+        decisions.merges.append((row.id, kept[name]))
     else:
-        kept[name] = row["id"]
+        kept[name] = row.id

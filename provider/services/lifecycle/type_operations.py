@@ -13,14 +13,14 @@ from typing import Any
 
 from provider import access
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError, RecordNotFoundError
-from provider.models import Caller, OperationAsk, OperationOutcome, ReadRecord, StoredRecord
+from provider.models import Caller, NamedRecord, OperationAsk, OperationOutcome, ReadRecord, StoredRecord
 from provider.services.lifecycle.consolidation import ConsolidationService
 from provider.services.lifecycle.merge import EntityMerger
 from provider.services.lifecycle.ports import RecordStorage
 from provider.services.records.service import RecordService, writer_of
 from provider.services.tree.memories import TreeService
 from provider.services.types import catalog
-from provider.services.types.names import IDENTIFYING, names_of, primary_name
+from provider.services.types.names import identifiers, names_of, primary_name
 
 UNKNOWN_RECORD = "No record with that id is in this memory."
 
@@ -29,9 +29,19 @@ def _unknown(param: str) -> RecordNotFoundError:
     return RecordNotFoundError(UNKNOWN_RECORD, param=param)
 
 
-def _names_row(stored: StoredRecord) -> dict[str, Any]:
+def _named(stored: StoredRecord) -> NamedRecord:
     current = stored.latest()
-    return {"id": stored.id, "type": current.type, "title": current.title, **current.attributes}
+    attributes = current.attributes
+    return NamedRecord(
+        id=stored.id,
+        type=current.type,
+        title=current.title,
+        text=None,
+        name=attributes.get("name"),
+        aliases=attributes.get("aliases"),
+        emails=attributes.get("emails"),
+        domains=attributes.get("domains"),
+    )
 
 
 class TypeService:
@@ -85,12 +95,11 @@ class TypeService:
 
     @staticmethod
     def _aliases(stored: StoredRecord) -> OperationOutcome:
-        row = _names_row(stored)
-        identifiers = [v for key in IDENTIFYING for v in row.get(key) or [] if isinstance(v, str)]
+        row = _named(stored)
         facts = {
             "name": primary_name(row),
-            "aliases": [a for a in row.get("aliases") or [] if isinstance(a, str)],
-            "identifiers": identifiers,
+            "aliases": [a for a in row.aliases or [] if isinstance(a, str)],
+            "identifiers": identifiers(row),
             "names": names_of(row),
         }
         return OperationOutcome(name=catalog.ALIASES.name, facts=facts)

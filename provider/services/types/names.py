@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from provider.models import NamedRecord
+
 WORD = re.compile(r"\w+")
-LISTED = ("aliases",)
-IDENTIFYING = ("emails", "domains")  # values no two different records share
 
 
 def plain(text: str) -> str:
@@ -38,20 +38,24 @@ def _strings(value: Any) -> list[str]:
     return [v for v in values if isinstance(v, str) and v.strip()]
 
 
-def primary_name(row: Mapping[str, Any]) -> str | None:
+def primary_name(row: NamedRecord) -> str | None:
     """An added type's `name` attribute; a plain entity's title (or the first line of its text)."""
-    if isinstance(row.get("name"), str) and row["name"].strip():
-        return str(row["name"])
-    first = row.get("title") or (row.get("text") or "").split("\n", 1)[0]
-    return str(first) if isinstance(first, str) and first.strip() else None
+    if isinstance(row.name, str) and row.name.strip():
+        return row.name
+    first = row.title or (row.text or "").split("\n", 1)[0]
+    return first if first.strip() else None
 
 
-def names_of(row: Mapping[str, Any]) -> list[str]:
+def identifiers(row: NamedRecord) -> list[str]:
+    """What identifies a record beyond its names: its emails, then its domains."""
+    return _strings(row.emails) + _strings(row.domains)
+
+
+def names_of(row: NamedRecord) -> list[str]:
     """Every name a record answers to: its name, its aliases, then what identifies it (emails, domains)."""
     first = primary_name(row)
     names = [first] if first else []
-    for key in (*LISTED, *IDENTIFYING):
-        names += _strings(row.get(key))
+    names += _strings(row.aliases) + identifiers(row)
     return list(dict.fromkeys(names))
 
 
@@ -59,13 +63,13 @@ def names_of(row: Mapping[str, Any]) -> list[str]:
 class _Name:
     words: tuple[str, ...]
     capital: bool  # a one-word name written with a capital: the text must capitalise it too
-    entity: Mapping[str, Any]
+    entity: NamedRecord
 
 
 class NameMatcher:
     """Finds the records an episode mentions by any of their names."""
 
-    def __init__(self, entities: Iterable[Mapping[str, Any]]):
+    def __init__(self, entities: Iterable[NamedRecord]):
         self.first: dict[str, list[_Name]] = {}
         for entity in entities:
             for name in names_of(entity):
@@ -75,14 +79,14 @@ class NameMatcher:
                 capital = len(words) == 1 and "@" not in name and plain(name.strip())[:1].isupper()
                 self.first.setdefault(words[0], []).append(_Name(words, capital, entity))
 
-    def mentioned(self, text: str) -> list[Mapping[str, Any]]:
+    def mentioned(self, text: str) -> list[NamedRecord]:
         """The records named in the text, each once, in the order they are first named."""
         written = WORD.findall(plain(text))
         words = [w.casefold() for w in written]
-        found: dict[str, Mapping[str, Any]] = {}
+        found: dict[str, NamedRecord] = {}
         for at, word in enumerate(words):
             for name in self.first.get(word, ()):
-                entity_id = str(name.entity["id"])
+                entity_id = name.entity.id
                 if entity_id in found or (name.capital and not written[at][:1].isupper()):
                     continue
                 if tuple(words[at : at + len(name.words)]) == name.words:
@@ -102,40 +106,40 @@ class EntityIndex:
     names: dict[tuple[str, str], str] = field(default_factory=dict)
     aliases: dict[tuple[str, str], str] = field(default_factory=dict)
     identities: dict[tuple[str, str], str] = field(default_factory=dict)
-    rows: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    rows: dict[str, NamedRecord] = field(default_factory=dict)
 
-    def add(self, row: Mapping[str, Any]) -> None:
+    def add(self, row: NamedRecord) -> None:
         """Keeps a record; the earliest kept wins every key."""
-        kind, record_id = str(row["type"]), str(row["id"])
+        kind, record_id = row.type, row.id
         self.rows[record_id] = row
         if name := primary_name(row):
             self.names.setdefault((kind, folded(name)), record_id)
-        for alias in _strings(row.get("aliases")):
+        for alias in _strings(row.aliases):
             self.aliases.setdefault((kind, folded(alias)), record_id)
         for value in _identities(row):
             self.identities.setdefault((kind, value), record_id)
 
-    def match(self, row: Mapping[str, Any]) -> str | None:
+    def match(self, row: NamedRecord) -> str | None:
         """The kept record this one duplicates, or None."""
-        kind = str(row["type"])
+        kind = row.type
         for value in _identities(row):
             if (kind, value) in self.identities:
                 return self.identities[(kind, value)]
         name = primary_name(row)
         key = (kind, folded(name)) if name else None
         candidates = [self.names.get(key), self.aliases.get(key)] if key else []
-        candidates += [self.names.get((kind, folded(alias))) for alias in _strings(row.get("aliases"))]
+        candidates += [self.names.get((kind, folded(alias))) for alias in _strings(row.aliases)]
         for candidate in candidates:
             if candidate is not None and _compatible(self.rows[candidate], row):
                 return candidate
         return None
 
 
-def _identities(row: Mapping[str, Any]) -> set[str]:
-    return {v.strip().casefold() for key in IDENTIFYING for v in _strings(row.get(key))}
+def _identities(row: NamedRecord) -> set[str]:
+    return {v.strip().casefold() for v in identifiers(row)}
 
 
-def _compatible(kept: Mapping[str, Any], row: Mapping[str, Any]) -> bool:
+def _compatible(kept: NamedRecord, row: NamedRecord) -> bool:
     """Not two different people of one name: where both give emails (or domains), some is shared."""
     mine, theirs = _identities(kept), _identities(row)
     return not mine or not theirs or bool(mine & theirs)
