@@ -62,23 +62,9 @@ class RecallService:
         self.references = references
         self.vectors = vectors
         self.tuning = tuning
-        self.subtree_cap = tuning.subtree_cap
         self.abstain_below = abstain_below  # of the model that embeds the question
-        self.words_weight = tuning.words_weight
-        self.search_query_words = tuning.search_query_words
-        self.query_scan_chars = tuning.query_scan_chars
-        self.candidates = tuning.candidates
-        self.history_window = tuning.history_window
-        self.date_boost = tuning.date_boost
-        self.newer_wins = tuning.newer_wins
-        self.same_subject_cosine = tuning.same_subject_cosine
-        self.words_candidates = tuning.words_candidates
         self.reranker = reranker
-        self.rerank = tuning.rerank
-        self.rerank_candidates = tuning.rerank_candidates
         self.rerank_budget_s = tuning.rerank_budget_ms / 1000
-        self.rerank_chars = tuning.rerank_chars
-        self.rerank_skip_lead = tuning.rerank_skip_lead
 
     def capabilities(self) -> dict[str, Any]:
         """Every signal is served; abstain is a calibrated judgement."""
@@ -86,8 +72,8 @@ class RecallService:
             "recall": {
                 "signals": list(SIGNALS),
                 "abstain": True,
-                "fusion": "rrf" if self.words_weight is None else "scores",
-                "subtree_cap": self.subtree_cap,
+                "fusion": "rrf" if self.tuning.words_weight is None else "scores",
+                "subtree_cap": self.tuning.subtree_cap,
                 "rerank": {"available": self.reranker is not None, "default": self._rerank_default},
                 "explain": True,
             }
@@ -116,7 +102,7 @@ class RecallService:
             caller, memory_id, max(request.depth, 1) if request.depth is not None else None
         )
         reach.require("read")
-        scoped = access.scope_for(reach, request.depth, self.subtree_cap)
+        scoped = access.scope_for(reach, request.depth, self.tuning.subtree_cap)
         scope, degraded = scoped.memory_ids, list(scoped.degraded)
         size = ScopeSize(
             in_scope=sum(sizes.records.get(m, 0) for m in scope),
@@ -221,21 +207,21 @@ class RecallService:
 
     @property
     def _rerank_default(self) -> bool:
-        return self.rerank and self.reranker is not None
+        return self.tuning.rerank and self.reranker is not None
 
     async def _current(
         self, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None, size: ScopeSize
     ) -> tuple[list[Fused], float | None, str, list[str]]:
         rankings, strategy, cut = await self._signals(request, scope, dnf, embedding, size)
         fused = self._fuse(rankings)
-        wants = request.rerank if request.rerank is not None else self.rerank
+        wants = request.rerank if request.rerank is not None else self.tuning.rerank
         if request.query and wants:
-            fused, late = await self._reranked(request.query[: self.query_scan_chars], fused)
+            fused, late = await self._reranked(request.query[: self.tuning.query_scan_chars], fused)
             cut += late
         # After the cross-encoder, which reads words, not dates: a named period still lifts its records.
-        if self.date_boost and request.query:
-            fused = await self._dated(fused, named_period(request.query[: self.query_scan_chars]))
-        if self.newer_wins:
+        if self.tuning.date_boost and request.query:
+            fused = await self._dated(fused, named_period(request.query[: self.tuning.query_scan_chars]))
+        if self.tuning.newer_wins:
             fused = await self._newer(fused, request.limit * 2)
         if request.filters is not None:
             for hit in fused:
@@ -247,7 +233,7 @@ class RecallService:
         self, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None, size: ScopeSize
     ) -> tuple[dict[str, list[Hit]], str, list[str]]:
         """Each signal's ranking of the scope, how meaning was searched, and what was cut."""
-        k = max(request.limit * 2, self.candidates)
+        k = max(request.limit * 2, self.tuning.candidates)
         rankings: dict[str, list[Hit]] = {}
         strategy = "fields"
         words, words_signal = self._words(request)
@@ -277,21 +263,25 @@ class RecallService:
         Counting every holder of a word in a scope of 100,000 records costs more than the rest of the
         recall; such a scope is scored with the index's statistics and `degraded` says so.
         """
-        if size.in_scope > self.words_candidates:
+        if size.in_scope > self.tuning.words_candidates:
             hits = await self.store.text(scope, words, dnf, k)
-            return hits, [f"text:index_statistics_past_{self.words_candidates}_records"] if hits else []
-        matches = await self.store.words(scope, words, dnf, self.words_candidates)
-        cut = [f"text:statistics_capped_at_{self.words_candidates}"] if matches.capped else []
+            return hits, [
+                f"text:index_statistics_past_{self.tuning.words_candidates}_records"
+            ] if hits else []
+        matches = await self.store.words(scope, words, dnf, self.tuning.words_candidates)
+        cut = [f"text:statistics_capped_at_{self.tuning.words_candidates}"] if matches.capped else []
         return scoped_bm25(matches, size.in_scope, k), cut
 
     async def _reranked(self, question: str, fused: list[Fused]) -> tuple[list[Fused], list[str]]:
         """The cross-encoder's order for the first `rerank_candidates`; the fused order when it is late."""
         if self.reranker is None:
             return fused, ["rerank:unavailable"]
-        head, rest = fused[: self.rerank_candidates], fused[self.rerank_candidates :]
+        head, rest = fused[: self.tuning.rerank_candidates], fused[self.tuning.rerank_candidates :]
         if len(head) < 2 or self._decisive(head):
             return fused, []
-        texts = await self.store.rerank_texts([h.record_id for h in head], self.rerank_chars, ids.now_ms())
+        texts = await self.store.rerank_texts(
+            [h.record_id for h in head], self.tuning.rerank_chars, ids.now_ms()
+        )
         # A record gone since the search keeps its place below (hydration leaves it out).
         rest = [h for h in head if h.record_id not in texts] + rest
         head = [h for h in head if h.record_id in texts]
@@ -311,7 +301,11 @@ class RecallService:
     def _decisive(self, head: list[Fused]) -> bool:
         """The first candidate leads the second by the share the settings call decisive."""
         first, second = head[0].score, head[1].score
-        return self.rerank_skip_lead > 0 and first > 0 and (first - second) >= self.rerank_skip_lead * first
+        return (
+            self.tuning.rerank_skip_lead > 0
+            and first > 0
+            and (first - second) >= self.tuning.rerank_skip_lead * first
+        )
 
     async def _dated(self, fused: list[Fused], period: tuple[int, int] | None) -> list[Fused]:
         """Lifts the hits whose time falls in the period the question names, by a share of the best score.
@@ -320,7 +314,7 @@ class RecallService:
         """
         if period is None or not fused:
             return fused
-        lift = self.date_boost * max(h.score for h in fused)
+        lift = self.tuning.date_boost * max(h.score for h in fused)
         times = await self.store.times([h.record_id for h in fused])
         for hit in fused:
             at = times.get(hit.record_id)
@@ -341,20 +335,20 @@ class RecallService:
             return fused
         slot = await self.vectors.reading()
         subjects = await self.store.subjects([h.record_id for h in top], slot)
-        return newer_first(top, subjects, self.same_subject_cosine) + rest
+        return newer_first(top, subjects, self.tuning.same_subject_cosine) + rest
 
     def _words(self, request: RecallAsk) -> tuple[str | None, str]:
         """The words to search and the signal they count as: `text`, else the query's own words."""
         if request.text:
             return request.text, "text"
-        if request.query and self.search_query_words:
-            return query_words(request.query[: self.query_scan_chars]) or None, "query_words"
+        if request.query and self.tuning.search_query_words:
+            return query_words(request.query[: self.tuning.query_scan_chars]) or None, "query_words"
         return None, "text"
 
     def _fuse(self, rankings: dict[str, list[Hit]]) -> list[Fused]:
         """By score when meaning and words both ran and a weight is set; by rank otherwise (main's)."""
-        if self.words_weight is not None and "query" in rankings and len(rankings) > 1:
-            return fuse_scores(rankings, self.words_weight)
+        if self.tuning.words_weight is not None and "query" in rankings and len(rankings) > 1:
+            return fuse_scores(rankings, self.tuning.words_weight)
         return fuse(rankings)
 
     async def _history(
@@ -373,10 +367,10 @@ class RecallService:
             vector=vector,
             words=words,
             k=request.limit * 2,
-            window=self.history_window,
+            window=self.tuning.history_window,
             slot=slot,
         )
-        cut = [f"history:capped_at_{self.history_window}_versions"] if ranked.cut else []
+        cut = [f"history:capped_at_{self.tuning.history_window}_versions"] if ranked.cut else []
         rankings: dict[str, list[Hit]] = {}
         if vector is not None:
             rankings["query"] = ranked.meaning

@@ -54,11 +54,6 @@ K1 = 1.2
 B = 0.75
 
 
-def score_of(hit: Hit) -> float:
-    """A scored hit's score (a BM25 hit always has one)."""
-    return hit.score or 0.0
-
-
 def scoped_bm25(matches: WordMatches, records_in_scope: int, k: int) -> list[Hit]:
     """The holders ranked by BM25 whose statistics are the caller's scope alone, best first, ties by id.
 
@@ -78,5 +73,5 @@ def scoped_bm25(matches: WordMatches, records_in_scope: int, k: int) -> list[Hit
         saturation = (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * holder.length / mean_length))
         score = round(sum(rarity[word] for word in holder.words) * saturation, 9)
         scored.append(Hit(holder.record_id, holder.memory_id, score))
-    scored.sort(key=lambda hit: (-score_of(hit), hit.record_id))
+    scored.sort(key=lambda hit: (-(hit.score or 0.0), hit.record_id))
     return scored[:k]
