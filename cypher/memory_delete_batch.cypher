@@ -2,7 +2,8 @@
 // snapshots, runs, named queries), so a memory of any size is emptied within the transaction memory
 // limit before memory_delete removes the memories themselves (and anything written meanwhile). In
 // the same transaction, the contents of deleted versions that named files go into a FileSweep, so
-// their bytes are removed once no version names them, even if the process dies right after.
+// their bytes are removed once no version names them, even if the process dies right after. A record
+// elsewhere whose current version names a deleted one awaits it again (AWAITS), as after an erase.
 // Parameters: $id, $batch (int), $sweep_id, $now (int ms). Columns: deleted (int; 0 when nothing is left),
 //   released (list of maps: payer, memory_id, records, bytes: what the batch's versions were charged).
 // Bumps the memories' records_version (recall's vector cache): their records are going.
@@ -29,6 +30,20 @@ CALL (batch) {
   RETURN collect({payer: payer, memory_id: memory_id, records: records, bytes: bytes}) AS released
 }
 WITH batch, released
+CALL (batch) {
+  UNWIND batch AS owned
+  MATCH (src:Record)-[e:REFERENCES]->(owned)
+  WHERE owned:Record AND NOT src IN batch
+  MERGE (w:Awaited {id: owned.id})
+  CREATE (src)-[:AWAITS {rel: e.rel, position: e.position}]->(w)
+}
+CALL (batch) {
+  UNWIND batch AS owned
+  MATCH (owned)-[:AWAITS]->(w:Awaited)
+  WITH DISTINCT w, batch
+  WHERE NOT EXISTS { MATCH (other:Record)-[:AWAITS]->(w) WHERE NOT other IN batch }
+  DETACH DELETE w
+}
 UNWIND batch AS owned
 CALL (owned) {
   OPTIONAL MATCH (v:RecordVersion)-[:VERSION_OF]->(owned)

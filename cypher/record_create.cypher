@@ -1,5 +1,7 @@
 // Remembers a record: the Record node (current state and search projection), its first
-// RecordVersion, and a REFERENCES edge to each named record that exists. A record whose id exists
+// RecordVersion, and a REFERENCES edge to each named record that exists; a named record that does not
+// exist yet is awaited (AWAITS an Awaited node), and the edges of records that awaited this one are
+// drawn now, in the same transaction, so a reference becomes an edge whatever the order. A record whose id exists
 // already is left as it is (`created` false): the driver's retry of a commit whose answer was lost,
 // or a retry under the same Idempotency-Key (its id derives from the key), finds the first write.
 // Parameters: $memory_id, $record (map of Record properties), $version (map of RecordVersion
@@ -17,9 +19,21 @@ CALL (m, existing) {
   SET v = $version
   WITH r
   CALL (r) {
+    MATCH (w:Awaited {id: r.id})
+    CALL (w, r) {
+      MATCH (src:Record)-[a:AWAITS]->(w)
+      CREATE (src)-[:REFERENCES {rel: a.rel, position: a.position}]->(r)
+    }
+    DETACH DELETE w
+  }
+  CALL (r) {
     UNWIND $references AS ref
-    MATCH (t:Record {id: ref.record_id})
-    CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
+    OPTIONAL MATCH (t:Record {id: ref.record_id})
+    FOREACH (_ IN CASE WHEN t IS NOT NULL THEN [1] ELSE [] END |
+      CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t))
+    FOREACH (_ IN CASE WHEN t IS NULL THEN [1] ELSE [] END |
+      MERGE (w:Awaited {id: ref.record_id})
+      CREATE (r)-[:AWAITS {rel: ref.rel, position: ref.position}]->(w))
   }
   RETURN count(*) AS made
 }

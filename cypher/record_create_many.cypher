@@ -1,5 +1,6 @@
 // Bulk import: remembers a batch of records in one transaction. A row whose id already exists is
-// skipped, so a batch replayed after a crash writes nothing twice.
+// skipped, so a batch replayed after a crash writes nothing twice. References are drawn as
+// record_create draws them: an edge to a record that exists, else an AWAITS until it arrives.
 // Parameters: $memory_id, $rows (list of maps: record, version, references as in record_create).
 // Columns: created (int), made (the ids written, for the usage charge). Scope: the importer has checked write on the memory.
 // Bumps the memory's records_version, the data version recall's vector cache is keyed by.
@@ -13,10 +14,22 @@ SET r = row.record
 CREATE (v:RecordVersion)-[:VERSION_OF]->(r)
 SET v = row.version
 WITH r, row
+CALL (r) {
+  MATCH (w:Awaited {id: r.id})
+  CALL (w, r) {
+    MATCH (src:Record)-[a:AWAITS]->(w)
+    CREATE (src)-[:REFERENCES {rel: a.rel, position: a.position}]->(r)
+  }
+  DETACH DELETE w
+}
 CALL (r, row) {
   UNWIND row.references AS ref
-  MATCH (t:Record {id: ref.record_id})
-  CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
+  OPTIONAL MATCH (t:Record {id: ref.record_id})
+  FOREACH (_ IN CASE WHEN t IS NOT NULL THEN [1] ELSE [] END |
+    CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t))
+  FOREACH (_ IN CASE WHEN t IS NULL THEN [1] ELSE [] END |
+    MERGE (w:Awaited {id: ref.record_id})
+    CREATE (r)-[:AWAITS {rel: ref.rel, position: ref.position}]->(w))
 }
 WITH collect(r.id) AS made
 CALL (made) {

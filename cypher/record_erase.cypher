@@ -1,13 +1,14 @@
-// Erases records for good: every version (content, words, attributes, embedding) and the Record
-// node with its index entries and references. Stored answers to idempotent writes that carry one
-// of these ids hold the content: each is replaced by a 404 naming the erase, and the key is kept,
-// so a replay neither returns the content nor writes it again. In the same transaction it leaves
-// two notes, so a crash right after loses nothing of what is left to do: a FileSweep holding the
-// contents of erased versions that named files (their bytes go once no version names them), and an
-// Erasure naming the records asked for (a retry of the same erase finds them done, not unknown).
-// Parameters: $ids (record ids already judged by record_erase_plan), $named (the ids the caller
-//   named), $memory_id, $erasure_id, $sweep_id, $now (int ms). Columns: erased (int), released (list
-//   of maps: payer, memory_id, records, bytes: what the versions were charged, for usage_release).
+// Erases one batch of an erase's records for good: every version (content, words, attributes,
+// embedding) and the Record node with its index entries and references. Stored answers to idempotent
+// writes that carry one of these ids hold the content: each is replaced by a 404 naming the erase,
+// and the key is kept, so a replay neither returns the content nor writes it again. In the same
+// transaction the batch is struck off its Erasure's pending list, and a FileSweep holds the contents
+// of erased versions that named files (their bytes go once no version names them), so a crash right
+// after loses nothing of what is left to do. A surviving record whose current version names an erased
+// one keeps waiting for it (AWAITS an Awaited node), as a reference written before its target does.
+// Parameters: $ids (a batch of record ids the plan doomed), $erasure_id, $sweep_id, $now (int ms).
+// Columns: erased (int), released (list of maps: payer, memory_id, records, bytes: what the versions
+//   were charged, for usage_release).
 // Bumps each touched memory's records_version (recall's vector cache), after the records' locks.
 OPTIONAL MATCH (fv:RecordVersion)-[:VERSION_OF]->(fr:Record)
 WHERE fr.id IN $ids AND fv.content_json CONTAINS '"file"'
@@ -21,8 +22,24 @@ CALL () {
 }
 FOREACH (_ IN CASE WHEN size(contents) > 0 THEN [1] ELSE [] END |
   CREATE (:FileSweep {id: $sweep_id, contents: contents, created_at: $now}))
-CREATE (:Erasure {id: $erasure_id, memory_id: $memory_id, record_ids: $named, at: $now})
 WITH released
+CALL () {
+  MATCH (e:Erasure {id: $erasure_id})
+  SET e.pending = [id IN coalesce(e.pending, []) WHERE NOT id IN $ids]
+}
+CALL () {
+  MATCH (src:Record)-[e:REFERENCES]->(r:Record)
+  WHERE r.id IN $ids AND NOT src.id IN $ids
+  MERGE (w:Awaited {id: r.id})
+  CREATE (src)-[:AWAITS {rel: e.rel, position: e.position}]->(w)
+}
+CALL () {
+  MATCH (r:Record)-[:AWAITS]->(w:Awaited)
+  WHERE r.id IN $ids
+  WITH DISTINCT w
+  WHERE NOT EXISTS { MATCH (other:Record)-[:AWAITS]->(w) WHERE NOT other.id IN $ids }
+  DETACH DELETE w
+}
 MATCH (r:Record) WHERE r.id IN $ids
 OPTIONAL MATCH (v:RecordVersion)-[:VERSION_OF]->(r)
 DETACH DELETE v

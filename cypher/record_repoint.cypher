@@ -29,12 +29,16 @@ CREATE (:ConsolidationChange {run_id: $run_id, seq: row.seq, record_id: r.id, ac
                               before: row.expected, after: row.expected + 1, at: $now})-[:OF]->(c)
 WITH r, row, v
 CALL (r) {
-  MATCH (r)-[stale:REFERENCES]->()
+  MATCH (r)-[stale:REFERENCES|AWAITS]->()
   DELETE stale
 }
 CALL (r, row) {
   UNWIND row.references AS ref
-  MATCH (t:Record {id: ref.record_id})
-  CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
+  OPTIONAL MATCH (t:Record {id: ref.record_id})
+  FOREACH (_ IN CASE WHEN t IS NOT NULL THEN [1] ELSE [] END |
+    CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t))
+  FOREACH (_ IN CASE WHEN t IS NULL THEN [1] ELSE [] END |
+    MERGE (w:Awaited {id: ref.record_id})
+    CREATE (r)-[:AWAITS {rel: ref.rel, position: ref.position}]->(w))
 }
 RETURN r.id AS id, r.version AS version, r.memory_id AS memory_id, coalesce(v.charged_bytes, 0) AS bytes

@@ -1,5 +1,6 @@
 // Appends a version: the current one is closed as superseded (a forgotten one, brought back by a
-// consolidation revert, keeps its forgotten status) and the new one becomes current.
+// consolidation revert, keeps its forgotten status) and the new one becomes current. Its references
+// are drawn anew from the new version: an edge to a record that exists, else an AWAITS until it arrives.
 // The first SET takes the record's write lock, so two revisions cannot both build on $expected.
 // Parameters: $id, $memory_id, $expected (int, the version the reviser read), $now (int ms),
 //   $record (map: the Record's new properties), $version (map: the new RecordVersion),
@@ -19,13 +20,17 @@ SET v = $version
 SET r = $record
 WITH r
 CALL (r) {
-  MATCH (r)-[stale:REFERENCES]->()
+  MATCH (r)-[stale:REFERENCES|AWAITS]->()
   DELETE stale
 }
 CALL (r) {
   UNWIND $references AS ref
-  MATCH (t:Record {id: ref.record_id})
-  CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t)
+  OPTIONAL MATCH (t:Record {id: ref.record_id})
+  FOREACH (_ IN CASE WHEN t IS NOT NULL THEN [1] ELSE [] END |
+    CREATE (r)-[:REFERENCES {rel: ref.rel, position: ref.position}]->(t))
+  FOREACH (_ IN CASE WHEN t IS NULL THEN [1] ELSE [] END |
+    MERGE (w:Awaited {id: ref.record_id})
+    CREATE (r)-[:AWAITS {rel: ref.rel, position: ref.position}]->(w))
 }
 CALL (r) {
   MATCH (m:Memory {id: r.memory_id})

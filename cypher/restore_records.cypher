@@ -1,6 +1,7 @@
 // Restores a batch of records with every version, keeping ids, versions, times and writers. A row
 // whose id exists already is skipped (the service compared it first), so a retry writes nothing twice.
-// REFERENCES edges are laid afterwards by restore_references, once every target may be there.
+// REFERENCES edges are laid afterwards by restore_references, once every target may be there; the
+// edges of records already here that awaited a restored one are drawn now, in the same transaction.
 // Parameters: $rows (list of maps: record (Record properties), versions (RecordVersion properties)).
 // Columns: created (int), made (the ids written, for the usage charge). Scope: the service has checked create and write on the target.
 // Bumps each touched memory's records_version, the data version recall's vector cache is keyed by.
@@ -16,6 +17,14 @@ CALL (r, row) {
   UNWIND row.versions AS version
   CREATE (v:RecordVersion)-[:VERSION_OF]->(r)
   SET v = version
+}
+CALL (r) {
+  MATCH (w:Awaited {id: r.id})
+  CALL (w, r) {
+    MATCH (src:Record)-[a:AWAITS]->(w)
+    CREATE (src)-[:REFERENCES {rel: a.rel, position: a.position}]->(r)
+  }
+  DETACH DELETE w
 }
 WITH collect(r.id) AS made, collect(DISTINCT m.id) AS touched
 CALL (touched) {

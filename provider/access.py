@@ -74,8 +74,9 @@ class Scope:
 def scope_for(reach: Reach, depth: int | None, cap: int) -> Scope:
     """What recall, graph and queries search, by one rule.
 
-    The memory alone at depth 0, else it and each readable descendant, nearest first; cut at `cap`
-    memories, and `degraded` says so.
+    The memory alone at depth 0, else it and each readable descendant, nearest first and by id within
+    a depth (a stated order, not the database's, so the same request on the same data is cut the same
+    way); cut at `cap` memories, and `degraded` says so.
     """
     memory_ids = [reach.memory_id] if depth == 0 else reach.readable_scope()
     if len(memory_ids) <= cap:
@@ -126,7 +127,7 @@ def reach(memory_id: str, chain: Sequence[NodeFacts], below: Sequence[NodeFacts]
         memory_id=memory_id,
         privileges=privileges.get(memory_id, NOTHING),
         chain=visible_chain,
-        below={n.id: privileges[n.id] for n in sorted(below, key=lambda n: n.depth)},
+        below={n.id: privileges[n.id] for n in sorted(below, key=lambda n: (n.depth, n.id))},
         parents={n.id: n.parent_id for n in below},
     )
 

@@ -172,7 +172,7 @@ def build_services(
         recall=recall,
         graph=graph,
         idempotency=idempotency_service,
-        erase=EraseService(tree, record_store, files, references),
+        erase=EraseService(tree, record_store, files, references, batch_records=settings.erase_batch_records),
         observe=life.observe,
         jobs=life.jobs,
         prime=PrimeService(

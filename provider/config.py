@@ -157,6 +157,9 @@ class Settings(BaseSettings):
     """The most records one root memory's tree holds, whoever wrote them; past it the same 429."""
     quota_root_content_bytes: NonNegativeInt = 8 * 1024**3
     """The most bytes of content (every version) one root memory's tree holds; past it the same 429."""
+    erase_batch_records: PositiveInt = 500
+    """Records one transaction of an erase removes (with every version); a larger erase runs in
+    batches, and one cut off part-way is finished by the next erase in its memory."""
     subtree_cap: int = 5000
     """The most memories one recall, graph or query covers; a cut is said in `degraded`."""
     abstain_below: float | None = None

@@ -52,7 +52,7 @@ CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "Quotas and the tree",
         (
             "quota_records", "quota_content_bytes", "quota_memories", "quota_root_records",
-            "quota_root_content_bytes", "subtree_cap",
+            "quota_root_content_bytes", "erase_batch_records", "subtree_cap",
         ),
     ),
     (

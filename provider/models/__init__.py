@@ -75,6 +75,7 @@ from provider.models.recall import (
 from provider.models.records import (
     ConsolidationCandidate,
     ErasePlan,
+    EraseReach,
     Erasure,
     FileAdmission,
     FileMeta,
@@ -88,6 +89,7 @@ from provider.models.records import (
     Snapshot,
     StoredFile,
     StoredRecord,
+    UnfinishedErasure,
     Writer,
 )
 from provider.models.tree import (
@@ -135,6 +137,7 @@ __all__ = [
     "EmbedReason",
     "EntityReferrer",
     "ErasePlan",
+    "EraseReach",
     "Erasure",
     "Explanation",
     "FileAdmission",
@@ -215,6 +218,7 @@ __all__ = [
     "StoredRecord",
     "Subject",
     "T",
+    "UnfinishedErasure",
     "Usage",
     "UsageLimits",
     "VectorState",

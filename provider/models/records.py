@@ -172,6 +172,29 @@ class StoredFile:
 
 
 @dataclass(frozen=True)
+class EraseReach:
+    """What the store found below the records an erase names, before anything is judged or removed.
+
+    `missing` are the ids named that are not in the memory (nor erased from it before); `memory_of`
+    maps each record found (the named that are there, and every record reached down derived_from, at
+    any depth) to its memory; `sources` maps each reached derived record to all its derived_from
+    sources, reached or not, so the erase can judge which are derived only from what goes.
+    """
+
+    missing: list[str]
+    memory_of: dict[str, str]
+    sources: dict[str, frozenset[str]]
+
+
+@dataclass(frozen=True)
+class UnfinishedErasure:
+    """An erase cut off part-way: its note, and the records it still has to remove."""
+
+    id: str
+    pending: list[str]
+
+
+@dataclass(frozen=True)
 class ErasePlan:
     """What an erase of some records reaches, judged before anything is removed.
 

@@ -11,12 +11,13 @@ from typing import Any
 
 from provider.ids import parse_instant
 from provider.models import (
-    ErasePlan,
+    EraseReach,
     NamedRecord,
     RecordVersion,
     RecordWords,
     Snapshot,
     StoredRecord,
+    UnfinishedErasure,
     UsageLimits,
     Vectors,
     Writer,
@@ -25,6 +26,8 @@ from provider.store.driver import Neo4jStore, Row
 from provider.store.usage import Charge, Neo4jUsageStore
 
 ATTRIBUTE_PREFIX = "attr."
+# Records an erase's walk down derived_from asks about in one statement.
+REACH_STEP_IDS = 1000
 
 
 def flatten_attributes(attributes: dict[str, Any], prefix: str = ATTRIBUTE_PREFIX) -> dict[str, Any]:
@@ -249,29 +252,56 @@ class Neo4jRecordStore:
         rows = await self.store.read("record_standing", memory_id=memory_id, limit=limit)
         return [version_from(r["version"]) for r in rows]
 
-    async def erase_plan(self, memory_id: str, record_ids: list[str]) -> ErasePlan:
-        """Missing ids, and the doomed records (the named and what was derived only from them)."""
-        row = (await self.store.read("record_erase_plan", memory_id=memory_id, ids=record_ids))[0]
-        return ErasePlan(
-            missing=list(row["missing"]), doomed={d["id"]: d["memory_id"] for d in row["doomed"]}
+    async def erase_reach(self, memory_id: str, record_ids: list[str]) -> EraseReach:
+        """The named records and everything derived from them at any depth, with every derived one's sources.
+
+        Walked a step at a time (each step one statement over a bounded frontier), keeping what it
+        has seen, so a cycle ends the walk and no depth is cut off.
+        """
+        row = (await self.store.read("record_erase_named", memory_id=memory_id, ids=record_ids))[0]
+        memory_of = {p["id"]: p["memory_id"] for p in row["present"]}
+        sources: dict[str, frozenset[str]] = {}
+        frontier = sorted(memory_of)
+        while frontier:
+            reached: list[str] = []
+            for start in range(0, len(frontier), REACH_STEP_IDS):
+                step = frontier[start : start + REACH_STEP_IDS]
+                for d in await self.store.read("record_erase_derived", ids=step):
+                    if d["id"] not in memory_of:
+                        reached.append(d["id"])
+                    memory_of.setdefault(d["id"], d["memory_id"])
+                    sources[d["id"]] = frozenset(d["sources"])
+            frontier = sorted(set(reached))
+        return EraseReach(missing=list(row["missing"]), memory_of=memory_of, sources=sources)
+
+    async def erase_begin(self, memory_id: str, named: list[str], pending: list[str], now: int) -> str:
+        """Opens an erase: a note naming what was asked for and every record still to remove; its id."""
+        erasure_id = "hers_" + uuid.uuid4().hex
+        await self.store.write(
+            "record_erase_begin",
+            erasure_id=erasure_id,
+            memory_id=memory_id,
+            named=named,
+            pending=pending,
+            now=now,
         )
+        return erasure_id
 
-    async def erase(self, memory_id: str, record_ids: list[str], named: list[str], now: int) -> None:
-        """Removes every version and the record itself, leaving notes of what is left to do.
+    async def erase(self, erasure_id: str, record_ids: list[str], now: int) -> None:
+        """Removes a batch of an erase's records, every version with them, and strikes them off its note.
 
-        In the same transaction it gives back what the versions were charged.
+        In the same transaction it gives back what the versions were charged and leaves a note of the
+        files they named.
         """
         await self.usage.released(
             "record_erase",
-            {
-                "ids": record_ids,
-                "named": named,
-                "memory_id": memory_id,
-                "erasure_id": "hers_" + uuid.uuid4().hex,
-                "sweep_id": "hfsw_" + uuid.uuid4().hex,
-                "now": now,
-            },
+            {"ids": record_ids, "erasure_id": erasure_id, "sweep_id": "hfsw_" + uuid.uuid4().hex, "now": now},
         )
+
+    async def unfinished_erasures(self, memory_id: str) -> list[UnfinishedErasure]:
+        """Erases of this memory cut off part-way, oldest first, with what each has left to remove."""
+        rows = await self.store.read("record_erase_unfinished", memory_id=memory_id)
+        return [UnfinishedErasure(id=r["id"], pending=list(r["pending"])) for r in rows]
 
     async def sweep_erasures(self, before: int, batch: int) -> int:
         """Forgets notes of finished erases made before `before`; how many."""

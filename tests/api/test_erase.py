@@ -329,3 +329,27 @@ def test_a_bad_erase_body_is_422(lab: Lab, alice: Member, body: Any) -> None:
 def test_an_unknown_memory_is_404(lab: Lab, alice: Member) -> None:
     body = {"record_ids": ["hrec_" + "0" * 32]}
     assert_error(erase_reply(lab, alice, "hmem_" + "0" * 32, body), 404, "memory_not_found")
+
+
+def test_a_record_whose_source_survives_stays_and_a_chain_goes_whole(lab: Lab, alice: Member) -> None:
+    """Issue 48's two cases over HTTP: L, drawn from a summary M that keeps an independent source,
+    survives the erase of T; a chain of eight derived records below an erased one goes at every depth."""
+    memory = lab.memory(alice)
+
+    def note(text: str, *sources: str) -> str:
+        references = [{"rel": "derived_from", "record_id": s} for s in sources]
+        return str(lab.remember(alice, memory, type="note", content=text, references=references)["id"])
+
+    statement, observation = note("Ines said the renewal is in March."), note("The invoice says March.")
+    summary = note("Both say March.", statement, observation)
+    drawn = note("Renewal: March.", summary)
+    chain = [note("The first link.")]
+    for step in range(8):
+        chain.append(note(f"Link {step}.", chain[-1]))
+    assert erase(lab, alice, memory, statement)["erased"] == [statement]
+    for kept in (observation, summary, drawn):
+        assert lab.get(alice, memory, kept)["status"] == "active"
+    answer = erase(lab, alice, memory, chain[0])
+    assert answer["erased"][0] == chain[0] and sorted(answer["erased"]) == sorted(chain)
+    for gone in chain:
+        record_gone(lab.read(alice, memory, gone))

@@ -100,7 +100,11 @@ async def test_a_file_is_unnamed_once_no_version_names_it_and_its_bytes_go_with_
     assert await side.records.create(record, "", None) is True
     both = sorted([lone.id, twin.id])
     assert await side.files.unnamed(both) == {}
-    await side.records.erase(memory, [record.record_id], [record.record_id], early)
+    await side.records.erase(
+        await side.records.erase_begin(memory, [record.record_id], [record.record_id], early),
+        [record.record_id],
+        early,
+    )
     assert await side.files.unnamed(both) == {lone.id: lone.sha256, twin.id: digest}
     assert await side.files.unused_digests(sorted({lone.sha256, digest}), [lone.id, twin.id]) == [lone.sha256]
     assert await side.files.unused_digests([digest], [twin.id, other_twin.id]) == [digest]
@@ -117,10 +121,18 @@ async def test_an_erase_leaves_a_note_of_the_files_its_versions_named(side: Side
     with_file = naming(side, memory, [file.id], early)
     for version in (plain, with_file):
         assert await side.records.create(version, "", None) is True
-    await side.records.erase(memory, [plain.record_id], [plain.record_id], early)
+    await side.records.erase(
+        await side.records.erase_begin(memory, [plain.record_id], [plain.record_id], early),
+        [plain.record_id],
+        early,
+    )
     notes = [n for n in await side.files.sweeps(early, 1000) if file.id in n.file_ids]
     assert notes == [], "an erase of versions that named no file leaves no note"
-    await side.records.erase(memory, [with_file.record_id], [with_file.record_id], early)
+    await side.records.erase(
+        await side.records.erase_begin(memory, [with_file.record_id], [with_file.record_id], early),
+        [with_file.record_id],
+        early,
+    )
     notes = [n for n in await side.files.sweeps(early, 1000) if file.id in n.file_ids]
     assert [n.file_ids for n in notes] == [[file.id]]
     assert [n for n in await side.files.sweeps(early - 1, 1000) if file.id in n.file_ids] == []

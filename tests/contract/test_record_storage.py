@@ -7,6 +7,7 @@ and records (unique ids) and the Neo4j side deletes its memories afterwards.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
@@ -229,88 +230,116 @@ async def test_the_words_to_embed_are_those_of_active_records_by_id(side: Side) 
 # -- erase -------------------------------------------------------------------------------------------
 
 
-async def test_the_erase_plan_reaches_what_was_derived_only_from_the_named(side: Side) -> None:
+async def test_the_erase_reach_walks_derived_from_to_any_depth_with_every_source(side: Side) -> None:
+    """The store reports what it reached and each derived record's sources; the service judges."""
     memory, elsewhere = await side.memory(), await side.memory()
     target = await remember(side, first_version(side, memory, at=T0))
     source = await remember(side, first_version(side, memory, at=T0 + 1))
-    only = await remember(
-        side, first_version(side, memory, at=T0 + 2, references=derived([target.record_id]))
-    )
-    chained = await remember(
-        side, first_version(side, memory, at=T0 + 3, references=derived([only.record_id]))
-    )
+    chain = [target]
+    for step in range(7):
+        chain.append(
+            await remember(
+                side, first_version(side, memory, at=T0 + 2 + step, references=derived([chain[-1].record_id]))
+            )
+        )
     both = derived([target.record_id, source.record_id])
-    also = await remember(side, first_version(side, memory, at=T0 + 4, references=both))
+    also = await remember(side, first_version(side, memory, at=T0 + 20, references=both))
     cited = [{"rel": "about", "memory_id": memory, "record_id": target.record_id}]
-    await remember(side, first_version(side, memory, at=T0 + 5, references=cited))
+    about = await remember(side, first_version(side, memory, at=T0 + 21, references=cited))
     copied = await remember(
-        side, first_version(side, elsewhere, at=T0 + 6, references=derived([target.record_id]))
+        side, first_version(side, elsewhere, at=T0 + 22, references=derived([target.record_id]))
     )
     unknown = new_id("hrec")
-    plan = await side.records.erase_plan(memory, sorted([target.record_id, unknown]))
-    assert plan.missing == [unknown]
-    assert plan.doomed == {
-        target.record_id: memory,
-        only.record_id: memory,
-        chained.record_id: memory,
+    reach = await side.records.erase_reach(memory, sorted([target.record_id, unknown]))
+    assert reach.missing == [unknown]
+    assert reach.memory_of == {
+        **{r.record_id: memory for r in chain},
+        also.record_id: memory,
         copied.record_id: elsewhere,
     }
-    assert also.record_id not in plan.doomed
-    elsewhere_plan = await side.records.erase_plan(memory, [copied.record_id])
-    assert elsewhere_plan.missing == [copied.record_id] and elsewhere_plan.doomed == {}
+    assert about.record_id not in reach.memory_of, "only derived_from is followed"
+    assert reach.sources == {
+        **{later.record_id: frozenset({earlier.record_id}) for earlier, later in itertools.pairwise(chain)},
+        also.record_id: frozenset({target.record_id, source.record_id}),
+        copied.record_id: frozenset({target.record_id}),
+    }
+    elsewhere_reach = await side.records.erase_reach(memory, [copied.record_id])
+    assert elsewhere_reach.missing == [copied.record_id] and elsewhere_reach.memory_of == {}
 
 
-async def test_the_plan_judges_sources_against_everything_reached_not_only_the_doomed(side: Side) -> None:
-    """record_erase_plan keeps a derived record when a source lies outside what the walk reached; a
-    source the walk reached counts as erased even when it is itself kept (it has another source)."""
+async def test_the_erase_reach_ends_on_a_cycle(side: Side) -> None:
     memory = await side.memory()
-    target = await remember(side, first_version(side, memory, at=T0))
-    outside = await remember(side, first_version(side, memory, at=T0 + 1))
-    middle = await remember(
-        side,
-        first_version(side, memory, at=T0 + 2, references=derived([target.record_id, outside.record_id])),
+    first_id, second_id = new_id("hrec"), new_id("hrec")
+    await remember(
+        side, first_version(side, memory, at=T0, record_id=first_id, references=derived([second_id]))
     )
-    summary = await remember(
-        side, first_version(side, memory, at=T0 + 3, references=derived([target.record_id, middle.record_id]))
+    await remember(
+        side, first_version(side, memory, at=T0 + 1, record_id=second_id, references=derived([first_id]))
     )
-    plan = await side.records.erase_plan(memory, [target.record_id])
-    assert set(plan.doomed) == {target.record_id, summary.record_id}
+    reach = await side.records.erase_reach(memory, [first_id])
+    assert reach.memory_of == {first_id: memory, second_id: memory}
+    assert reach.sources == {first_id: frozenset({second_id}), second_id: frozenset({first_id})}
 
 
-async def test_a_reference_is_an_edge_only_to_a_record_there_when_it_was_written(side: Side) -> None:
+async def test_a_reference_becomes_an_edge_when_its_target_arrives(side: Side) -> None:
     memory = await side.memory()
-    later_id = new_id("hrec")
+    later_id, batch_later, batch_early = new_id("hrec"), new_id("hrec"), new_id("hrec")
     early = await remember(side, first_version(side, memory, at=T0, references=derived([later_id])))
     later = await remember(side, first_version(side, memory, at=T0 + 1, record_id=later_id))
-    plan = await side.records.erase_plan(memory, [later.record_id])
-    assert plan.doomed == {later.record_id: memory}, "early named it before it existed: no edge"
+    reach = await side.records.erase_reach(memory, [later.record_id])
+    assert reach.sources == {early.record_id: frozenset({later.record_id})}, "the arrival drew the edge"
     again = revision(early, at=T0 + 2, text="restated")
     assert await side.records.revise(again, "restated", None, T0)
-    plan = await side.records.erase_plan(memory, [later.record_id])
-    assert set(plan.doomed) == {later.record_id, early.record_id}, "a revision draws the edges anew"
+    reach = await side.records.erase_reach(memory, [later.record_id])
+    assert set(reach.memory_of) == {later.record_id, early.record_id}, "a revision draws the edges anew"
+    dropped = replace(revision(again, at=T0 + 3, text="alone"), references=[])
+    assert await side.records.revise(dropped, "alone", None, T0)
+    assert (await side.records.erase_reach(memory, [later.record_id])).sources == {}
+    imported = [
+        first_version(side, memory, at=T0 + 4, record_id=batch_early, references=derived([batch_later])),
+        first_version(side, memory, at=T0 + 5, record_id=batch_later),
+    ]
+    assert await side.records.create_many([(v, "w", None) for v in imported]) == 2
+    reach = await side.records.erase_reach(memory, [batch_later])
+    assert reach.sources == {batch_early: frozenset({batch_later})}, "an import in any order"
 
 
-async def test_an_erase_removes_records_and_their_edges_and_remembers_what_was_named(side: Side) -> None:
+async def test_an_erase_removes_its_batches_and_keeps_its_note_until_done(side: Side) -> None:
     memory = await side.memory()
     target = await remember(side, first_version(side, memory, at=T0))
     source = await remember(side, first_version(side, memory, at=T0 + 1))
+    derived_one = await remember(
+        side, first_version(side, memory, at=T0 + 2, references=derived([target.record_id]))
+    )
     also = await remember(
-        side, first_version(side, memory, at=T0 + 2, references=derived([target.record_id, source.record_id]))
+        side, first_version(side, memory, at=T0 + 3, references=derived([target.record_id, source.record_id]))
     )
     revised = revision(target, at=T0 + 10, text="twice")
     assert await side.records.revise(revised, "twice", None, T0)
-    plan = await side.records.erase_plan(memory, [target.record_id])
-    await side.records.erase(memory, list(plan.doomed), [target.record_id], T0 + 20)
+    doomed = sorted([target.record_id, derived_one.record_id])
+    erasure = await side.records.erase_begin(memory, [target.record_id], doomed, T0 + 20)
+    assert [(u.id, u.pending) for u in await side.records.unfinished_erasures(memory)] == [(erasure, doomed)]
+    await side.records.erase(erasure, [derived_one.record_id], T0 + 21)
+    assert [u.pending for u in await side.records.unfinished_erasures(memory)] == [[target.record_id]]
+    assert await side.records.read(derived_one.record_id) is None
+    await side.records.erase(erasure, [target.record_id], T0 + 22)
+    assert await side.records.unfinished_erasures(memory) == []
     assert await side.records.read(target.record_id) is None
     assert await side.records.locate([target.record_id, source.record_id]) == {source.record_id: memory}
     listed = await side.records.page(memory, kind=None, as_of=T0 + 5, include_all=True, skip=0, limit=10)
     assert [v.record_id for v in listed] == [source.record_id, also.record_id]
-    retry = await side.records.erase_plan(memory, [target.record_id])
-    assert (retry.missing, retry.doomed) == ([], {}), "a retry finds it done, not unknown"
+    retry = await side.records.erase_reach(memory, [target.record_id])
+    assert (retry.missing, retry.memory_of) == ([], {}), "a retry finds it done, not unknown"
     other = await side.memory()
-    assert (await side.records.erase_plan(other, [target.record_id])).missing == [target.record_id]
-    plan = await side.records.erase_plan(memory, [source.record_id])
-    assert set(plan.doomed) == {source.record_id, also.record_id}, "the edge to the erased record went too"
+    assert (await side.records.erase_reach(other, [target.record_id])).missing == [target.record_id]
+    reach = await side.records.erase_reach(memory, [source.record_id])
+    assert reach.sources == {also.record_id: frozenset({source.record_id})}, "the erased source's edge went"
+    restored = first_version(side, memory, at=T0 + 30, record_id=target.record_id)
+    assert await side.records.create(restored, "back", None) is True
+    reach = await side.records.erase_reach(memory, [target.record_id])
+    assert reach.sources == {also.record_id: frozenset({target.record_id, source.record_id})}, (
+        "a referrer whose target was erased has its edge again when the target comes back"
+    )
 
 
 # -- snapshots ---------------------------------------------------------------------------------------
@@ -410,7 +439,11 @@ async def test_an_erase_gives_back_what_its_versions_were_charged(open_side: Sid
     full = await side.usage()
     with pytest.raises(QuotaExhaustedError):
         await side.records.create(first_version(side, memory, at=T0 + 3), "words", None)
-    await side.records.erase(memory, [first.record_id], [first.record_id], T0 + 4)
+    await side.records.erase(
+        await side.records.erase_begin(memory, [first.record_id], [first.record_id], T0 + 4),
+        [first.record_id],
+        T0 + 4,
+    )
     after = await side.usage()
     assert after[0] == 1 and 0 < after[1] < full[1]
     assert await side.records.create(first_version(side, memory, at=T0 + 5), "words", None) is True

@@ -2,9 +2,9 @@
 
 tests/contract/test_record_storage.py runs the same scenarios on this and on the real store. What the
 Cypher decides, this decides the same way: a record id is taken once across memories; a revise lands
-only on the version it names; a reference becomes an edge only to a record that exists when it is
-written; an erase reaches what is derived only from the named records (five derived_from hops, judged
-against everything reached, not only against what is doomed); quotas are charged in the write.
+only on the version it names; a reference in a record's current version is an edge whenever its
+target exists, whichever was written first; an erase walks derived_from to any depth and returns what
+it reached, which the EraseService judges; quotas are charged in the write.
 """
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ import json
 from dataclasses import dataclass, field, replace
 
 from provider.models import (
-    ErasePlan,
+    EraseReach,
     RecordVersion,
     RecordWords,
     Snapshot,
     StoredRecord,
+    UnfinishedErasure,
     Vectors,
     VectorState,
 )
 from tests.fakes.usage import Held, RootOf, UsageLedger
 
-DERIVED_HOPS = 5  # record_erase_plan follows derived_from this many hops
 NEVER = 9223372036854775807  # record_list's "now": the largest int64
 
 
@@ -41,7 +41,7 @@ def _stored(version: RecordVersion) -> RecordVersion:
 
 @dataclass
 class FakeRecord:
-    """A Record node: its current state, its versions oldest first, and its REFERENCES edges."""
+    """A Record node: its current state, its versions oldest first; its edges come from the current one."""
 
     id: str
     memory_id: str
@@ -51,7 +51,6 @@ class FakeRecord:
     created_at: int
     words: str
     versions: list[RecordVersion]
-    edges: list[tuple[str, str]] = field(default_factory=list)  # (rel, target record id), in order
     vectors: dict[int, Vectors] = field(default_factory=dict)  # by version number
 
     def version(self, number: int) -> RecordVersion | None:
@@ -63,10 +62,13 @@ class FakeRecord:
 
 @dataclass
 class FakeErasure:
-    """The note an erase leaves of the ids it was asked for, so a retry finds them done."""
+    """The note an erase leaves of the ids it was asked for, so a retry finds them done, and of the
+    records it has still to remove, so one cut off part-way can be finished."""
 
+    id: str
     memory_id: str
     record_ids: list[str]
+    pending: list[str]
     at: int
 
 
@@ -91,8 +93,11 @@ class FakeRecordStore:
         self.sweep_notes: list[FakeSweepNote] = []
         self._notes = itertools.count(1)
 
-    def _edges(self, version: RecordVersion) -> list[tuple[str, str]]:
-        return [(r["rel"], r["record_id"]) for r in version.references if r["record_id"] in self.records]
+    def edges(self, record: FakeRecord) -> list[tuple[str, str]]:
+        """(rel, target id) of each reference in the current version whose target exists, in order."""
+        current = record.version(record.current)
+        references = current.references if current is not None else []
+        return [(r["rel"], r["record_id"]) for r in references if r["record_id"] in self.records]
 
     def _made(self, version: RecordVersion, words: str, vectors: Vectors | None) -> FakeRecord:
         stored = _stored(version)
@@ -105,7 +110,6 @@ class FakeRecordStore:
             created_at=version.written_at,
             words=words,
             versions=[stored],
-            edges=self._edges(version),
         )
         record.vectors[version.version] = dict(vectors or {})
         return record
@@ -148,50 +152,54 @@ class FakeRecordStore:
             if record is not None:
                 record.vectors.setdefault(record.current, {})[slot] = vector
 
-    async def erase_plan(self, memory_id: str, record_ids: list[str]) -> ErasePlan:
-        """The named ids not here (nor erased here before), and the records an erase of them reaches."""
+    async def erase_reach(self, memory_id: str, record_ids: list[str]) -> EraseReach:
+        """The named ids not here (nor erased here before), and every record derived from the named at any
+        depth, each with all its derived_from sources."""
         erased_before = {i for e in self.erasures if e.memory_id == memory_id for i in e.record_ids}
         here = [i for i in record_ids if i in self.records and self.records[i].memory_id == memory_id]
         missing = [i for i in record_ids if i not in here and i not in erased_before]
-        reached = self._derived_from_reach(here)
-        doomed = {
-            candidate: self.records[candidate].memory_id
-            for candidate in reached
-            if candidate in record_ids
-            or all(
-                target in reached for rel, target in self.records[candidate].edges if rel == "derived_from"
-            )
-        }
-        return ErasePlan(missing=missing, doomed=doomed)
-
-    def _derived_from_reach(self, named: list[str]) -> list[str]:
-        """The named records and every record a derived_from path of 1 to 5 hops leads from to one of them."""
-        reached = list(dict.fromkeys(named))
-        frontier = set(reached)
-        for _ in range(DERIVED_HOPS):
-            frontier = {
-                r.id
+        memory_of = {i: self.records[i].memory_id for i in here}
+        sources: dict[str, frozenset[str]] = {}
+        frontier = set(here)
+        while frontier:
+            step = {
+                r.id: frozenset(t for rel, t in self.edges(r) if rel == "derived_from")
                 for r in self.records.values()
-                if any(rel == "derived_from" and target in frontier for rel, target in r.edges)
+                if any(rel == "derived_from" and t in frontier for rel, t in self.edges(r))
             }
-            reached += sorted(frontier - set(reached))
-        return reached
+            sources.update(step)
+            frontier = {i for i in step if i not in memory_of}
+            memory_of.update({i: self.records[i].memory_id for i in frontier})
+        return EraseReach(missing=missing, memory_of=memory_of, sources=sources)
 
-    async def erase(self, memory_id: str, record_ids: list[str], named: list[str], now: int) -> None:
-        """Removes the records, their versions and edges; leaves the file note and the erasure note."""
+    async def erase_begin(self, memory_id: str, named: list[str], pending: list[str], now: int) -> str:
+        """The erase's note, naming what was asked for and every record still to remove."""
+        erasure = FakeErasure(f"hers_fake{next(self._notes)}", memory_id, list(named), list(pending), now)
+        self.erasures.append(erasure)
+        return erasure.id
+
+    async def erase(self, erasure_id: str, record_ids: list[str], now: int) -> None:
+        """Removes a batch of records and their versions, striking them off the note; notes their files."""
         gone = [self.records[i] for i in record_ids if i in self.records]
         contents = [
             json.dumps(v.content) for r in gone for v in r.versions if '"file"' in json.dumps(v.content)
         ]
         if contents:
             self.sweep_notes.append(FakeSweepNote(f"hfsw_fake{next(self._notes)}", contents, now))
-        self.erasures.append(FakeErasure(memory_id, list(named), now))
+        for erasure in self.erasures:
+            if erasure.id == erasure_id:
+                erasure.pending = [i for i in erasure.pending if i not in record_ids]
         released = [replace(Held.of(v), memory_id=r.memory_id) for r in gone for v in r.versions]
         for record in gone:
             del self.records[record.id]
-        for record in self.records.values():
-            record.edges = [(rel, t) for rel, t in record.edges if t not in record_ids]
         self.usage.release(released, self.root_of)
+
+    async def unfinished_erasures(self, memory_id: str) -> list[UnfinishedErasure]:
+        """Notes of this memory's erases with records still pending, oldest first."""
+        notes = sorted(
+            (e for e in self.erasures if e.memory_id == memory_id and e.pending), key=lambda e: (e.at, e.id)
+        )
+        return [UnfinishedErasure(e.id, list(e.pending)) for e in notes]
 
     async def read(self, record_id: str) -> StoredRecord | None:
         """A record with every version, oldest first."""
@@ -248,7 +256,7 @@ class FakeRecordStore:
         record.versions.append(_stored(version))
         record.vectors[version.version] = dict(vectors or {})
         record.current, record.status, record.type = version.version, version.status, version.type
-        record.words, record.created_at, record.edges = words, created_at, self._edges(version)
+        record.words, record.created_at = words, created_at
         return True
 
     async def forget(self, memory_id: str, record_id: str, now: int) -> None:

@@ -124,6 +124,21 @@ def test_one_scope_rule_searches_nearest_first_and_says_where_it_cut() -> None:
     assert cut.degraded == ["subtree:capped_at_3_memories"]
 
 
+def test_the_cap_keeps_memories_by_depth_then_id_whatever_order_the_store_gives() -> None:
+    chain = [node("m", None, 0, R)]
+    below = [
+        node("c9", "m", 1),
+        node("g1", "c9", 2),
+        node("c2", "m", 1),
+        node("c5", "m", 1),
+        node("g0", "c2", 2),
+    ]
+    expected = ["m", "c2", "c5", "c9", "g0"]
+    for order in (below, below[::-1], sorted(below, key=lambda n: n.id)):
+        cut = access.scope_for(access.reach("m", chain, order), None, 5)
+        assert cut.memory_ids == expected, "the same request on the same data is cut the same way"
+
+
 # --- entry points and the granted listing --------------------------------------------------------
 
 

@@ -120,7 +120,7 @@ async def _rules(
         store=store,
         files=files,
         records=RecordService(tree, store, vectors, files, references),
-        erasing=EraseService(tree, store, files, references),
+        erasing=EraseService(tree, store, files, references, batch_records=2),
         blobs=blobs,
         alice=alice,
         bob=bob,
@@ -423,3 +423,42 @@ async def test_a_tree_quota_refuses_whoever_writes_into_a_full_tree(
     assert refused.value.detail is not None and refused.value.detail["root_id"] == root
     own = await rules.memory(rules.bob)
     assert (await rules.remember(rules.bob, own, "another tree has room")).version.version == 1
+
+
+async def test_erase_follows_the_rule_at_any_depth_and_keeps_what_a_survivor_feeds(rules: Rules) -> None:
+    memory = await rules.memory(rules.alice)
+
+    async def note(text: str, *sources: str) -> str:
+        references = [{"rel": "derived_from", "record_id": s} for s in sources]
+        return (await rules.remember(rules.alice, memory, text, references=references)).version.record_id
+
+    statement, observation = await note("Ines said so."), await note("We saw it.")
+    summary = await note("Both agree.", statement, observation)
+    drawn = await note("From the summary.", summary)
+    chain = [await note("Erased first.")]
+    for step in range(8):
+        chain.append(await note(f"step {step}", chain[-1]))
+    erasure = await rules.erasing.erase(rules.alice, memory, [statement, chain[0]])
+    assert set(erasure.erased) == {statement, *chain}
+    for kept in (observation, summary, drawn):
+        assert await rules.store.read(kept) is not None, "a record with a surviving source stays"
+    assert not rules.store.erasures[-1].pending, "every batch was struck off the note"
+
+
+async def test_an_erase_cut_off_part_way_is_finished_by_the_next_erase(rules: Rules) -> None:
+    memory = await rules.memory(rules.alice)
+    first = (await rules.remember(rules.alice, memory, "first")).version.record_id
+    refs = [{"rel": "derived_from", "record_id": first}]
+    copies = [
+        (await rules.remember(rules.alice, memory, f"c{i}", references=refs)).version.record_id
+        for i in range(3)
+    ]
+    other = (await rules.remember(rules.alice, memory, "other")).version.record_id
+    plan = await rules.erasing.plan(memory, [first])
+    note = await rules.store.erase_begin(memory, [first], sorted(plan.doomed), 0)
+    await rules.store.erase(note, [copies[0]], 0)  # then the process died
+    assert await rules.store.read(first) is not None
+    await rules.erasing.erase(rules.alice, memory, [other])
+    for gone in (first, *copies, other):
+        assert await rules.store.read(gone) is None
+    assert (await rules.erasing.erase(rules.alice, memory, [first])).erased == [first], "done, not unknown"

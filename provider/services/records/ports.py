@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from provider.models import (
-    ErasePlan,
+    EraseReach,
     FileAdmission,
     FileMeta,
     FileSweep,
@@ -21,6 +21,7 @@ from provider.models import (
     SlotGap,
     Snapshot,
     StoredRecord,
+    UnfinishedErasure,
     Vectors,
     VectorState,
 )
@@ -81,9 +82,13 @@ class RecordStorage(Protocol):
 
     async def set_embeddings(self, slot: str, vectors: dict[str, list[float]]) -> None: ...
 
-    async def erase_plan(self, memory_id: str, record_ids: list[str]) -> ErasePlan: ...
+    async def erase_reach(self, memory_id: str, record_ids: list[str]) -> EraseReach: ...
 
-    async def erase(self, memory_id: str, record_ids: list[str], named: list[str], now: int) -> None: ...
+    async def erase_begin(self, memory_id: str, named: list[str], pending: list[str], now: int) -> str: ...
+
+    async def erase(self, erasure_id: str, record_ids: list[str], now: int) -> None: ...
+
+    async def unfinished_erasures(self, memory_id: str) -> list[UnfinishedErasure]: ...
 
     async def read(self, record_id: str) -> StoredRecord | None: ...
 
