@@ -36,6 +36,9 @@ CALL (batch) {
   WHERE owned:Record AND NOT src IN batch
   MERGE (w:Awaited {id: owned.id})
   CREATE (src)-[:AWAITS {rel: e.rel, position: e.position}]->(w)
+  WITH DISTINCT src.memory_id AS memory_id
+  MATCH (m:Memory {id: memory_id})
+  SET m.copy_epoch = coalesce(m.copy_epoch, 0) + 1
 }
 CALL (batch) {
   UNWIND batch AS owned

@@ -7,14 +7,19 @@
 // Parameters: $memory_id, $record (map of Record properties), $version (map of RecordVersion
 //   properties), $references (list of maps: rel, record_id, position).
 // Columns: id, created (bool); no row when the memory vanished. Scope: the service has checked write.
-// Bumps the memory's records_version, the data version recall's vector cache is keyed by.
+// Bumps the memory's records_version, the data version recall's vector cache is keyed by, and its
+// change_seq, stamped on every record a write changes (the query sandbox's copies replay by it; the
+// memory's lock is taken first, so a memory's change_seq follows the order its writes commit in).
 MATCH (m:Memory {id: $memory_id})
 OPTIONAL MATCH (existing:Record {id: $record.id})
 CALL (m, existing) {
   WITH m, existing
   WHERE existing IS NULL
+  SET m.id = m.id
+  SET m.change_seq = coalesce(m.change_seq, 0) + 1
   CREATE (r:Record)-[:IN]->(m)
   SET r = $record
+  SET r.change_seq = m.change_seq
   CREATE (v:RecordVersion)-[:VERSION_OF]->(r)
   SET v = $version
   WITH r
@@ -23,6 +28,11 @@ CALL (m, existing) {
     CALL (w, r) {
       MATCH (src:Record)-[a:AWAITS]->(w)
       CREATE (src)-[:REFERENCES {rel: a.rel, position: a.position}]->(r)
+      WITH DISTINCT src
+      MATCH (sm:Memory {id: src.memory_id})
+      SET sm.id = sm.id
+      SET sm.change_seq = coalesce(sm.change_seq, 0) + 1
+      SET src.change_seq = sm.change_seq
     }
     DETACH DELETE w
   }

@@ -9,7 +9,9 @@
 // Parameters: $ids (a batch of record ids the plan doomed), $erasure_id, $sweep_id, $now (int ms).
 // Columns: erased (int), released (list of maps: payer, memory_id, records, bytes: what the versions
 //   were charged, for usage_release).
-// Bumps each touched memory's records_version (recall's vector cache), after the records' locks.
+// Bumps each touched memory's records_version (recall's vector cache), after the records' locks, and
+// the copy_epoch of every memory that held an erased record or a reference to one: a query sandbox's
+// copy of it is never brought up to date past an erase, it is loaded anew.
 OPTIONAL MATCH (fv:RecordVersion)-[:VERSION_OF]->(fr:Record)
 WHERE fr.id IN $ids AND fv.content_json CONTAINS '"file"'
 WITH collect(fv.content_json) AS contents
@@ -32,6 +34,9 @@ CALL () {
   WHERE r.id IN $ids AND NOT src.id IN $ids
   MERGE (w:Awaited {id: r.id})
   CREATE (src)-[:AWAITS {rel: e.rel, position: e.position}]->(w)
+  WITH DISTINCT src.memory_id AS memory_id
+  MATCH (m:Memory {id: memory_id})
+  SET m.copy_epoch = coalesce(m.copy_epoch, 0) + 1
 }
 CALL () {
   MATCH (r:Record)-[:AWAITS]->(w:Awaited)
@@ -50,7 +55,8 @@ WITH head(collect(released)) AS released, count(*) AS erased, collect(DISTINCT m
 CALL (touched) {
   UNWIND touched AS memory_id
   MATCH (m:Memory {id: memory_id})
-  SET m.records_version = coalesce(m.records_version, 0) + 1
+  SET m.records_version = coalesce(m.records_version, 0) + 1,
+      m.copy_epoch = coalesce(m.copy_epoch, 0) + 1
 }
 CALL (erased) {
   MATCH (k:IdempotencyKey)

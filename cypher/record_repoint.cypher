@@ -8,6 +8,7 @@
 //   read), seq (int, its place in the run's log), references_json (string), references (list of maps:
 //   rel, record_id, position)), $payer (principal the new versions count against, or null).
 // Each new version is charged as its copy's bytes again (charged_bytes comes along with the copy).
+// Stamps each record with its memory's next change_seq (the query sandbox's copies replay by it).
 // Columns: id, version (the new version), memory_id, bytes (for the usage charge). Scope: the service has checked write on each row's memory.
 MATCH (c:Consolidation {id: $run_id})
 UNWIND $rows AS row
@@ -40,5 +41,11 @@ CALL (r, row) {
   FOREACH (_ IN CASE WHEN t IS NULL THEN [1] ELSE [] END |
     MERGE (w:Awaited {id: ref.record_id})
     CREATE (r)-[:AWAITS {rel: ref.rel, position: ref.position}]->(w))
+}
+CALL (r) {
+  MATCH (m:Memory {id: r.memory_id})
+  SET m.id = m.id
+  SET m.change_seq = coalesce(m.change_seq, 0) + 1
+  SET r.change_seq = m.change_seq
 }
 RETURN r.id AS id, r.version AS version, r.memory_id AS memory_id, coalesce(v.charged_bytes, 0) AS bytes

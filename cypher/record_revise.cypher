@@ -7,7 +7,8 @@
 //   $references (list of maps: rel, record_id, position).
 // Columns: id; no row when the record moved on since it was read (the service retries).
 // Scope: the service has checked write on the memory and that the record is in it.
-// Bumps the memory's records_version, the data version recall's vector cache is keyed by.
+// Bumps the memory's records_version (recall's vector cache) and its change_seq, stamped on the record
+// (the query sandbox's copies replay by it; record_create says how).
 MATCH (r:Record {id: $id, memory_id: $memory_id})
 SET r.locked_at = $now
 WITH r
@@ -34,6 +35,9 @@ CALL (r) {
 }
 CALL (r) {
   MATCH (m:Memory {id: r.memory_id})
-  SET m.records_version = coalesce(m.records_version, 0) + 1
+  SET m.id = m.id
+  SET m.records_version = coalesce(m.records_version, 0) + 1,
+      m.change_seq = coalesce(m.change_seq, 0) + 1
+  SET r.change_seq = m.change_seq
 }
 RETURN r.id AS id

@@ -12,6 +12,8 @@ from pydantic import SecretStr
 from devtools import sandbox_service
 from devtools.sandbox_service import Limits, LocalSandbox
 from provider.config import Settings
+from provider.ids import now_ms
+from provider.models import Projection, ScopeVersion
 
 
 def start(limits: Limits | None = None, work: Path | None = None) -> LocalSandbox:
@@ -24,3 +26,15 @@ def wired(settings: Settings, service: LocalSandbox) -> Settings:
     return settings.model_copy(
         update={"query_sandbox_url": service.url, "query_sandbox_token": SecretStr(service.token)}
     )
+
+
+def still(scope: tuple[str, ...]) -> ScopeVersion:
+    """A version of `scope` for a lease on a copy the test makes up: nothing written, nothing erased."""
+    return ScopeVersion(
+        memory_ids=scope, seqs=(0,) * len(scope), shape=((0, 0),) * len(scope), records=0, read_at=now_ms()
+    )
+
+
+async def no_changes(since: dict[str, int]) -> Projection:
+    """What changed since a made-up copy's version: nothing."""
+    return Projection()

@@ -263,9 +263,14 @@ class AsyncMemoryClient(AsyncTransport):
         *,
         params: dict[str, Any] | None = None,
         depth: int | None = None,
+        max_staleness_ms: int | None = None,
     ) -> QueryRowsOut | QueryRecordsOut:
         """`POST /v1/memories/{id}/query`: read-only Cypher over what the caller may read."""
-        return await self.send(routes.free_query(memory_id, statement, params=params, depth=depth))
+        return await self.send(
+            routes.free_query(
+                memory_id, statement, params=params, depth=depth, max_staleness_ms=max_staleness_ms
+            )
+        )
 
     async def list_queries(self, memory_id: str) -> QueryListOut:
         """`GET /v1/memories/{id}/queries`."""

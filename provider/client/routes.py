@@ -332,10 +332,15 @@ def revert_consolidation(memory_id: str, run_id: str) -> Call[ConsolidationOut]:
 
 
 def free_query(
-    memory_id: str, statement: str, *, params: dict[str, Any] | None = None, depth: int | None = None
+    memory_id: str,
+    statement: str,
+    *,
+    params: dict[str, Any] | None = None,
+    depth: int | None = None,
+    max_staleness_ms: int | None = None,
 ) -> Call[QueryRowsOut | QueryRecordsOut]:
     """`POST /v1/memories/{id}/query`: read-only Cypher over what the caller may read."""
-    body = given(statement=statement, params=params, depth=depth)
+    body = given(statement=statement, params=params, depth=depth, max_staleness_ms=max_staleness_ms)
     return Call("POST", path(MEMORY + "/query", memory_id), _query_answer, body=body)
 
 

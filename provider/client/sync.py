@@ -263,9 +263,14 @@ class MemoryClient(SyncTransport):
         *,
         params: dict[str, Any] | None = None,
         depth: int | None = None,
+        max_staleness_ms: int | None = None,
     ) -> QueryRowsOut | QueryRecordsOut:
         """`POST /v1/memories/{id}/query`: read-only Cypher over what the caller may read."""
-        return self.send(routes.free_query(memory_id, statement, params=params, depth=depth))
+        return self.send(
+            routes.free_query(
+                memory_id, statement, params=params, depth=depth, max_staleness_ms=max_staleness_ms
+            )
+        )
 
     def list_queries(self, memory_id: str) -> QueryListOut:
         """`GET /v1/memories/{id}/queries`."""

@@ -44,7 +44,16 @@ from provider.models.principals import (
     Usage,
     UsageLimits,
 )
-from provider.models.queries import LANGUAGE, FreeQuery, NamedQuery, Projection, QueryRows, Reference
+from provider.models.queries import (
+    LANGUAGE,
+    DataVersion,
+    FreeQuery,
+    NamedQuery,
+    Projection,
+    QueryRows,
+    Reference,
+    ScopeVersion,
+)
 from provider.models.recall import (
     TEXT_WORDS,
     WORD,
@@ -134,6 +143,7 @@ __all__ = [
     "ConsolidationCandidate",
     "ConsolidationRun",
     "CreatedMemory",
+    "DataVersion",
     "EmbedReason",
     "EntityReferrer",
     "ErasePlan",
@@ -209,6 +219,7 @@ __all__ = [
     "RunStart",
     "ScopeSize",
     "ScopeSizes",
+    "ScopeVersion",
     "SignalPart",
     "SlotFill",
     "SlotGap",

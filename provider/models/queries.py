@@ -37,6 +37,36 @@ class QueryRows:
     rows: list[list[Any]]
     written_by: list[list[Writer]] = field(default_factory=list)
     degraded: list[str] = field(default_factory=list)
+    data: DataVersion | None = None
+
+
+@dataclass(frozen=True)
+class ScopeVersion:
+    """A readable scope's data version as the main database gives it, memory by memory (sorted by id).
+
+    `seqs` are the memories' change_seq (what a copy replays up to); `shape` is what a copy can never be
+    brought past (each memory's copy_epoch and updated_at: an erase, a delete, a rename or move), so it
+    is part of the copy's key; `records` bounds what the scope holds; `read_at` is when it was read.
+    """
+
+    memory_ids: tuple[str, ...]
+    seqs: tuple[int, ...]
+    shape: tuple[tuple[int, int], ...]
+    records: int
+    read_at: int
+
+
+@dataclass(frozen=True)
+class DataVersion:
+    """What an answer reflects: an opaque name of the copy's data, and the instant it was current.
+
+    Every write acknowledged before `as_of` is in it; `stale_ms` is how far `as_of` lay behind the
+    question (0 unless the caller accepted staleness).
+    """
+
+    version: str
+    as_of: int
+    stale_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -48,6 +78,7 @@ class FreeQuery:
     depth: int | None = None
     language: str = LANGUAGE
     write: bool = False
+    max_staleness_ms: int = 0
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from provider.models.queries import DataVersion
 from provider.models.records import ReadRecord
 from provider.models.tree import MemoryView
 
@@ -90,6 +91,7 @@ class RecallAnswer:
     abstain: bool = False
     strategy: str = ""
     explanations: list[Explanation] = field(default_factory=list)
+    data: DataVersion | None = None  # a query's answer in recall's shape: the copy's data it reflects
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,18 @@ class MemoryFreeQuery(RequestBody):
     depth: int | None = Field(
         None, ge=0, description="This provider's own: how many levels below the memory the copy holds."
     )
+    max_staleness_ms: int = Field(
+        0,
+        ge=0,
+        le=3_600_000,
+        description="This provider's own: how old the data may be (ms). 0, the default: the answer "
+        "reflects every write acknowledged before the question. More: a held copy that was current that "
+        "recently answers at once and is brought up to date beside the answer. An erase or a narrower "
+        "scope is never stale. The answer's `data` says what it reflects.",
+    )
 
     def ask(self) -> FreeQuery:
         """The statement as the query service takes it."""
-        return FreeQuery(self.statement, self.params, self.depth, self.language, self.write)
+        return FreeQuery(
+            self.statement, self.params, self.depth, self.language, self.write, self.max_staleness_ms
+        )

@@ -21,6 +21,7 @@ import httpx2
 from provider import tracing
 from provider.errors import MemoryInvalidError, UnavailableError
 from provider.sandbox.failures import sandbox_error
+from provider.store.catalogue import statement
 
 Step = tuple[str, dict[str, Any]]
 # How long past a statement's own limit the client waits: the service answers at limit + its grace.
@@ -81,15 +82,37 @@ class SandboxClient:
         return await self._call("GET", "/health", timeout=timeout)
 
     async def holds(self, key: str) -> bool:
-        try:
-            await self._call("GET", f"/scopes/{key}", timeout=10.0)
-        except ScopeGoneError:
-            return False
-        return True
+        return await self.held_version(key) is not None
 
-    async def put(self, key: str, schema: list[str], steps: list[Step]) -> None:
-        """Loads a copy under `key` into a new database on the template for `schema`."""
-        await self._call("PUT", f"/scopes/{key}", content=_load_body(schema, steps), timeout=LOAD_SECONDS)
+    async def held_version(self, key: str) -> str | None:
+        """The data version the copy under `key` holds ("" when loaded without one), None when not held."""
+        try:
+            answer = await self._call("GET", f"/scopes/{key}", timeout=10.0)
+        except ScopeGoneError:
+            return None
+        return str(answer.get("version") or "")
+
+    async def put(self, key: str, schema: list[str], steps: list[Step], version: str = "") -> None:
+        """Loads a copy under `key` into a new database on the template for `schema`, holding `version`."""
+        body = _load_body(version, schema, steps)
+        await self._call("PUT", f"/scopes/{key}", content=body, timeout=LOAD_SECONDS)
+
+    async def apply(self, key: str, held: str, to: str, steps: list[Step]) -> str | None:
+        """Brings the copy from `held` to `to` in one transaction.
+
+        None when done, else the version the copy holds now (another caller moved it on first).
+        """
+        body = {
+            "from": held,
+            "to": to,
+            "steps": [{"statement": text, "params": params} for text, params in steps],
+            "refresh": statement("sandbox_words_refresh"),
+        }
+        encoded = await asyncio.to_thread(json.dumps, body)
+        answer = await self._call(
+            "POST", f"/scopes/{key}/apply", content=_once(encoded.encode()), timeout=LOAD_SECONDS
+        )
+        return None if answer.get("version") == to else str(answer.get("version") or "")
 
     async def delete(self, key: str) -> None:
         await self._call("DELETE", f"/scopes/{key}", timeout=30.0)
@@ -163,6 +186,8 @@ class SandboxClient:
         if response.status_code == 404:
             raise ScopeGoneError(path)
         answer = await _parsed(response.content)
+        if response.status_code == 409:
+            return answer
         if response.status_code != 200:
             failure = answer.get("failure")
             if isinstance(failure, dict) and response.status_code == 500 and method == "PUT":
@@ -181,13 +206,18 @@ def _template(path: str) -> str:
     return "/".join(parts)
 
 
-async def _load_body(schema: list[str], steps: list[Step]) -> AsyncIterator[bytes]:
+async def _once(body: bytes) -> AsyncIterator[bytes]:
+    yield body
+
+
+async def _load_body(version: str, schema: list[str], steps: list[Step]) -> AsyncIterator[bytes]:
     """The load as the service reads it (schema first, then steps), each batch encoded off the loop.
 
     A copy can hold many large records: encoding it whole on the event loop would stall every other
     caller, and holding it whole as one body would double what the copy costs in memory.
     """
-    yield b'{"schema": ' + json.dumps(schema).encode() + b', "steps": ['
+    head = {"version": version, "schema": schema}
+    yield json.dumps(head).encode()[:-1] + b', "steps": ['
     for index, (text, params) in enumerate(steps):
         encoded = await asyncio.to_thread(_encoded_step, text, params)
         yield encoded if index == 0 else b"," + encoded

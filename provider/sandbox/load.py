@@ -47,6 +47,23 @@ def steps(projection: Projection) -> list[Step]:
     return found
 
 
+def change_steps(delta: Projection) -> list[Step]:
+    """What brings a held copy up to date with `delta`, the records changed since its version.
+
+    The service runs it in one write transaction: records upserted, their references dropped and
+    linked anew, stubs made where needed and dropped where unused. Words are indexed after it commits.
+    """
+    changed = [str(r["id"]) for r in delta.records]
+    found: list[Step] = []
+    found += _batched("sandbox_upsert_records", delta.records)
+    found += _batched("sandbox_unlink_references", changed, key="ids")
+    found += _batched("sandbox_merge_stubs", delta.stubs, key="ids")
+    found += _batched("sandbox_link_references", [_edge(r) for r in delta.inner_references])
+    found += _batched("sandbox_link_stubs", [_edge(r) for r in delta.stub_references])
+    found.append((statement("sandbox_drop_unused_stubs"), {}))
+    return found
+
+
 def _batched(name: str, rows: list[Any], key: str = "rows", **fixed: Any) -> list[Step]:
     text = statement(name)
     return [

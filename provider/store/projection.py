@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from provider.models import Projection, Reference
+from provider.ids import now_ms
+from provider.models import Projection, Reference, ScopeVersion
 from provider.store.driver import Neo4jStore, Row
 
 FIELDS = (
@@ -28,11 +29,25 @@ class Neo4jProjectionStore:
     def __init__(self, store: Neo4jStore):
         self.store = store
 
-    async def fingerprint(self, scope: list[str]) -> tuple[int, ...]:
-        """The scope's data version: equal exactly while the copy would be equal."""
-        row = (await self.store.read("projection_fingerprint", scope=scope))[0]
-        names = ("memories", "memory_updated", "records", "versions", "record_updated", "references")
-        return tuple(int(row[name] or 0) for name in names)
+    async def version(self, scope: list[str]) -> ScopeVersion:
+        """The scope's data version, memory by memory: O(memories), whatever the scope holds."""
+        rows = await self.store.read("projection_version", scope=scope)
+        return ScopeVersion(
+            memory_ids=tuple(str(r["id"]) for r in rows),
+            seqs=tuple(int(r["seq"]) for r in rows),
+            shape=tuple((int(r["epoch"]), int(r["updated_at"])) for r in rows),
+            records=sum(int(r["records"]) for r in rows),
+            read_at=now_ms(),
+        )
+
+    async def changed(self, since: dict[str, int]) -> Projection:
+        """The records of the memories in `since` stamped past the change_seq given for each.
+
+        With their references (a target outside those memories is a stub); no memories.
+        """
+        rows = [{"memory_id": memory_id, "seq": seq} for memory_id, seq in sorted(since.items())]
+        found = (await self.store.read_values("projection_changed", since=rows))[0][0]
+        return _records_into(Projection(), found, set(since))
 
     async def read(self, scope: list[str]) -> Projection:
         """The memories, records, references and stubs of the scope."""
@@ -41,16 +56,21 @@ class Neo4jProjectionStore:
         for row in await self.store.read("projection_memories", scope=scope):
             parent = row["parent_id"] if row["parent_id"] in inside else None
             projection.memories.append({**row, "parent_id": parent} if parent else _without_parent(row))
-        stubs: set[str] = set()
         found = (await self.store.read_values("projection_records", scope=scope))[0][0]
-        for row in sorted(found, key=lambda r: (str(r[1]), str(r[0]))):
-            projection.records.append(_record_props(row))
-            for rel, position, target, target_memory in sorted(row[-1], key=lambda r: (r[1], r[2])):
-                projection.references.append(Reference(row[0], target, rel, position))
-                if target_memory not in inside:
-                    stubs.add(target)
-        projection.stubs = sorted(stubs)
-        return projection
+        return _records_into(projection, found, inside)
+
+
+def _records_into(projection: Projection, found: list[list[Any]], inside: set[str]) -> Projection:
+    """Adds the records' rows (by memory, then id), their references, and a stub for each target outside."""
+    stubs: set[str] = set()
+    for row in sorted(found, key=lambda r: (str(r[1]), str(r[0]))):
+        projection.records.append(_record_props(row))
+        for rel, position, target, target_memory in sorted(row[-1], key=lambda r: (r[1], r[2])):
+            projection.references.append(Reference(row[0], target, rel, position))
+            if target_memory not in inside:
+                stubs.add(target)
+    projection.stubs = sorted(stubs)
+    return projection
 
 
 def _without_parent(row: Row) -> dict[str, Any]:

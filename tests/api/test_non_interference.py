@@ -306,12 +306,15 @@ class Fixture:
     async def stored_records(self) -> int:
         """How many records the fixture holds in the main database, readable or not."""
         ids = [mid(n) for n in ("top", "child", "cut", "granted", "outside", "extra")]
-        rows = await self.store.read("projection_fingerprint", scope=ids)
-        return int(rows[0]["records"])
+        rows = await self.store.read("projection_version", scope=ids)
+        return sum(int(r["records"]) for r in rows)
 
 
 def rendered(outcome: RecallAnswer | Any) -> dict[str, Any]:
-    return query_answer(outcome).wire()
+    """The answer as sent, less `data`: its version names the copy's key and its instant the clock."""
+    answer = query_answer(outcome).wire()
+    answer.pop("data", None)
+    return answer
 
 
 async def answers(service: QueryService, caller: Caller) -> list[dict[str, Any]]:
@@ -329,7 +332,7 @@ class Run:
     """What each fixture answered, with and without the gate, and what the pool did."""
 
     outputs: dict[tuple[str, bool], list[dict[str, Any]]] = field(default_factory=dict)
-    fingerprints: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    versions: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     stored: dict[str, int] = field(default_factory=dict)
     loads: dict[str, int] = field(default_factory=dict)
 
@@ -358,9 +361,8 @@ async def run_both(settings: Settings) -> Run:
                 await pool.recycle_all()
                 loads = pool.stats.loads
                 run.stored[variant] = await fixture.stored_records()
-                run.fingerprints[variant] = await stores[0].fingerprint(
-                    sorted([mid("top"), mid("child"), mid("granted")])
-                )
+                version = await stores[0].version(sorted([mid("top"), mid("child"), mid("granted")]))
+                run.versions[variant] = (version.memory_ids, version.seqs, version.shape, version.records)
                 run.outputs[(variant, True)] = await answers(gated, caller)
                 run.outputs[(variant, False)] = await answers(open_, caller)
                 run.loads[variant] = pool.stats.loads - loads
@@ -383,7 +385,7 @@ def test_there_are_enough_adversarial_statements() -> None:
 
 def test_the_fixtures_differ_where_the_caller_cannot_read(both: Run) -> None:
     assert both.stored["A"] != both.stored["B"]
-    assert both.fingerprints["A"] == both.fingerprints["B"]
+    assert both.versions["A"] == both.versions["B"]
     # At least one load each: B's copy came from the main database, not from A's (equal) cache key.
     assert both.loads["A"] >= 1 and both.loads["B"] >= 1
 

@@ -71,6 +71,8 @@ class World:
     def rows(self, who: Member, statement: str, memory: str | None = None, **body: Any) -> dict[str, Any]:
         answer = ok(self.query(who, statement, memory, **body))
         assert answer["object"] == "memory.query.result", answer
+        data = answer.pop("data")  # what it reflects: checked here, then left out of the comparisons
+        assert set(data) == {"version", "as_of", "stale_ms"} and data["stale_ms"] >= 0, data
         return answer
 
     def sandboxes(self) -> Any:
@@ -304,18 +306,23 @@ def test_privileges_unknown_is_forbidden_and_write_is_not_read(world: World, adm
 # -- the cache and its invalidation --------------------------------------------------------------------
 
 
-def test_repeated_questions_reuse_the_copy_and_writes_invalidate_it(world: World) -> None:
+def test_repeated_questions_reuse_the_copy_and_writes_bring_it_up_to_date(world: World) -> None:
+    """A write is applied to the held copy (no new database); an erase makes a new one."""
     pool = world.sandboxes()
     world.rows(world.bob, TITLES)
-    loads = pool.stats.loads
+    loads, applies = pool.stats.loads, pool.stats.applies
     world.rows(world.bob, "MATCH (r:Record) RETURN count(r) AS n")
-    assert pool.stats.loads == loads
+    assert (pool.stats.loads, pool.stats.applies) == (loads, applies)
     added = world.lab.remember(world.alice, world.child, type="note", title="late note", content="late")
     assert "late note" in [r[0] for r in world.rows(world.bob, TITLES)["rows"]]
-    assert pool.stats.loads == loads + 1
+    assert (pool.stats.loads, pool.stats.applies) == (loads, applies + 1)
     world.lab.delete(world.alice, world.child, added["id"])
     answer = world.rows(world.bob, "MATCH (r:Record {title: 'late note'}) RETURN r.status AS s")
-    assert answer["rows"] == [["forgotten"]] and pool.stats.loads == loads + 2
+    assert answer["rows"] == [["forgotten"]]
+    assert (pool.stats.loads, pool.stats.applies) == (loads, applies + 2)
+    erase(world.lab, world.alice, world.child, added["id"])
+    answer = world.rows(world.bob, "MATCH (r:Record {title: 'late note'}) RETURN r.status AS s")
+    assert answer["rows"] == [] and pool.stats.loads == loads + 1, "an erase is never applied: a new copy"
 
 
 LINKS = (
@@ -551,10 +558,13 @@ def test_past_its_memory_the_service_drops_the_least_recently_used_copy(settings
             client = await pool.client()
             held = (await client.health())["scopes_max"]
             for scope in (("one",), ("two",)):
-                async with pool.lease(scope, (1,), lambda: fake(5)):
+                async with pool.lease(scope, sandboxes.still(scope), lambda: fake(5), sandboxes.no_changes):
                     pass
-            present = [await client.holds(copy_key(s, (1,))) for s in (("one",), ("two",))]
-            async with pool.lease(("one",), (1,), lambda: fake(5)) as sandbox:
+            present = [await client.holds(copy_key(s, sandboxes.still(s))) for s in (("one",), ("two",))]
+            one = ("one",)
+            async with pool.lease(
+                one, sandboxes.still(one), lambda: fake(5), sandboxes.no_changes
+            ) as sandbox:
                 counted = await sandbox.run(
                     "MATCH (r:Record) RETURN count(r) AS n", {}, timeout_ms=2000, row_cap=1
                 )

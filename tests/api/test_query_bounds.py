@@ -170,7 +170,8 @@ def test_cypher_reaches_no_address_even_past_the_gate(pair: Pair) -> None:
         async def load() -> Projection:
             return sandbox_load.warm_up_projection(10)
 
-        async with pool.lease(("bounds-blocklist",), (1,), load) as sandbox:
+        scope = ("bounds-blocklist",)
+        async with pool.lease(scope, sandboxes.still(scope), load, sandboxes.no_changes) as sandbox:
             with pytest.raises(MemoryInvalidError) as refused:
                 await sandbox.run(f"LOAD CSV FROM '{url}' AS r RETURN r", {}, timeout_ms=5000, row_cap=10)
         await pool.close()

@@ -6,10 +6,25 @@ from typing import Any, Literal
 
 from pydantic import Field, RootModel
 
-from provider.models import NamedQuery, QueryRows, RecallAnswer
+from provider import ids
+from provider.models import DataVersion, NamedQuery, QueryRows, RecallAnswer
 from provider.protocol.answers.recall import RecallOut
 from provider.protocol.answers.records import WriterOut
 from provider.protocol.answers.shapes import Answer
+
+
+class DataOut(Answer):
+    """What a query's answer reflects (this provider's own): the copy's data version and its instant."""
+
+    version: str = Field(description="An opaque name of the data: equal exactly when the data is.")
+    as_of: str = Field(description="Every write acknowledged before this instant is in the answer.")
+    stale_ms: int = Field(
+        description="How far `as_of` lay behind the question: 0 unless staleness was asked."
+    )
+
+    @classmethod
+    def from_domain(cls, data: DataVersion) -> DataOut:
+        return cls(version=data.version, as_of=ids.iso(data.as_of) or "", stale_ms=data.stale_ms)
 
 
 class QueryRowsOut(Answer):
@@ -24,6 +39,7 @@ class QueryRowsOut(Answer):
         "record's own properties naming its id); values the statement computed name no writer."
     )
     degraded: list[str] = Field(description="Bounds that cut the answer: timeout, row cap, subtree cap.")
+    data: DataOut | None = Field(None, description="The data the answer reflects (this provider's own).")
 
     @classmethod
     def from_domain(cls, answer: QueryRows) -> QueryRowsOut:
@@ -32,6 +48,7 @@ class QueryRowsOut(Answer):
             rows=answer.rows,
             written_by=[[WriterOut.from_domain(w) for w in writers] for writers in answer.written_by],
             degraded=answer.degraded,
+            data=DataOut.from_domain(answer.data) if answer.data is not None else None,
         )
 
 
@@ -39,6 +56,13 @@ class QueryRecordsOut(RecallOut):
     """An answer whose every value is a Record node: recall's shape, fenced as a whole too."""
 
     trust: Literal["untrusted"] = Field("untrusted", description="The records are data written by others.")
+    data: DataOut | None = Field(None, description="The data the answer reflects (this provider's own).")
+
+    @classmethod
+    def from_domain(cls, answer: RecallAnswer) -> QueryRecordsOut:
+        out = super().from_domain(answer)
+        out.data = DataOut.from_domain(answer.data) if answer.data is not None else None
+        return out
 
 
 class QueryAnswerOut(RootModel[QueryRowsOut | QueryRecordsOut]):

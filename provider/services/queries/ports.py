@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from provider.models import NamedQuery, Projection, RecordVersion
+from provider.models import NamedQuery, Projection, RecordVersion, ScopeVersion
 
 
 class NamedQueryStorage(Protocol):
@@ -35,9 +35,11 @@ class NamedQueryStorage(Protocol):
 class ProjectionStorage(Protocol):
     """What the queries services need of the projection store."""
 
-    async def fingerprint(self, scope: list[str]) -> tuple[int, ...]: ...
+    async def version(self, scope: list[str]) -> ScopeVersion: ...
 
     async def read(self, scope: list[str]) -> Projection: ...
+
+    async def changed(self, since: dict[str, int]) -> Projection: ...
 
 
 class RecordReads(Protocol):

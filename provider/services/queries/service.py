@@ -19,12 +19,14 @@ from provider.errors import MemoryInvalidError, MemoryUnsupportedError
 from provider.models import (
     LANGUAGE,
     Caller,
+    DataVersion,
     FreeQuery,
     NamedQuery,
     Place,
     QueryRows,
     RecallAnswer,
     RecallHit,
+    ScopeVersion,
     Writer,
 )
 from provider.sandbox.client import SandboxResult
@@ -111,7 +113,9 @@ class QueryService:
             )
         reach = await self.tree.readable_scope(caller, memory_id, request.depth)
         reach.require("read")
-        return await self._run(caller, reach, request.statement, request.params, request.depth)
+        return await self._run(
+            caller, reach, request.statement, request.params, request.depth, request.max_staleness_ms
+        )
 
     async def list_named(self, caller: Caller, memory_id: str) -> list[NamedQuery]:
         """The memory's named queries; needs read."""
@@ -157,24 +161,39 @@ class QueryService:
         return await self._run(caller, reach, query.body, params, None)
 
     async def _run(
-        self, caller: Caller, reach: access.Reach, statement: str, params: dict[str, Any], depth: int | None
+        self,
+        caller: Caller,
+        reach: access.Reach,
+        statement: str,
+        params: dict[str, Any],
+        depth: int | None,
+        max_staleness_ms: int = 0,
     ) -> RecallAnswer | QueryRows:
         self._require_sandbox()
         self._gate(statement)
         scope, degraded = self._scope(reach, depth)
-        version = await self.projections.fingerprint(scope)
-        if version[2] > self.limits.max_records:
+        # Read after the question arrived: the copy answers with every write acknowledged before it,
+        # unless the caller accepted `max_staleness_ms` (an erase or a narrower scope never waits on it:
+        # either is a new key, so a new copy).
+        version = await self.projections.version(scope)
+        if version.records > self.limits.max_records:
             raise MemoryUnsupportedError(
-                f"The scope holds more than {self.limits.max_records} records, more than a sandbox takes."
+                f"The scope holds more than {self.limits.max_records} records, more than a sandbox takes "
+                "(UHP_QUERY_MAX_RECORDS).",
+                detail={"records": version.records, "max_records": self.limits.max_records},
             )
         with metrics.SANDBOX_QUERIES.track_inprogress():
-            result, writers = await self._in_sandbox(scope, version, statement, params)
+            result, writers, data = await self._in_sandbox(
+                scope, version, statement, params, max_staleness_ms
+            )
         degraded += self._cuts(result)
         if result.record_ids:
-            return await self._as_records(caller, scope, result.record_ids, degraded)
+            answer = await self._as_records(caller, scope, result.record_ids, degraded)
+            answer.data = data
+            return answer
         if writers is None:
             degraded.append("query:written_by_unknown")
-        return QueryRows(result.columns, result.rows, writers or [[] for _ in result.rows], degraded)
+        return QueryRows(result.columns, result.rows, writers or [[] for _ in result.rows], degraded, data)
 
     def _require_sandbox(self) -> None:
         if self.pool is None:
@@ -194,13 +213,25 @@ class QueryService:
         return sorted(scoped.memory_ids), list(scoped.degraded)
 
     async def _in_sandbox(
-        self, scope: list[str], version: tuple[int, ...], statement: str, params: dict[str, Any]
-    ) -> tuple[SandboxResult, list[list[Writer]] | None]:
-        """The statement's result and, for rows, who wrote their records (None: that timed out)."""
+        self,
+        scope: list[str],
+        version: ScopeVersion,
+        statement: str,
+        params: dict[str, Any],
+        max_staleness_ms: int,
+    ) -> tuple[SandboxResult, list[list[Writer]] | None, DataVersion]:
+        """The statement's result, for rows who wrote their records (None: that timed out), the data."""
         assert self.pool is not None
         limits = self.limits
         leased_at = time.perf_counter()
-        async with self.pool.lease(tuple(scope), version, lambda: self.projections.read(scope)) as sandbox:
+        lease = self.pool.lease(
+            tuple(scope),
+            version,
+            lambda: self.projections.read(scope),
+            self.projections.changed,
+            max_staleness_ms,
+        )
+        async with lease as sandbox:
             metrics.SANDBOX_SECONDS.labels(phase="lease").observe(time.perf_counter() - leased_at)
             if self.gate and statement not in self._vetted:
                 try:
@@ -217,9 +248,9 @@ class QueryService:
                     answer_bytes=limits.answer_bytes,
                 )
             if result.record_ids or result.timed_out:
-                return result, []
+                return result, [], sandbox.data
             # Within the same lease: the writers come from the very copy the rows came from.
-            return result, await written_by(sandbox, result.rows, limits.timeout_ms)
+            return result, await written_by(sandbox, result.rows, limits.timeout_ms), sandbox.data
 
     def _vet(self, statement: str) -> None:
         """Remembers a text whose plan passed the check.

@@ -121,6 +121,8 @@ public final class SandboxMain {
             send(exchange, 200, Map.of("deleted", true));
         } else if (parts.length == 3 && parts[1].equals("scopes")) {
             scope(exchange, method, parts[2]);
+        } else if (parts.length == 4 && parts[1].equals("scopes") && parts[3].equals("apply") && method.equals("POST")) {
+            apply(exchange, parts[2]);
         } else if (parts.length == 4 && parts[1].equals("scopes") && method.equals("POST")) {
             statement(exchange, parts[2], parts[3]);
         } else {
@@ -142,7 +144,7 @@ public final class SandboxMain {
 
     private void scope(HttpExchange exchange, String method, String key) throws Exception {
         switch (method) {
-            case "GET" -> send(exchange, scopes.absent(key) ? 404 : 200, Map.of("held", !scopes.absent(key)));
+            case "GET" -> held(exchange, key);
             case "DELETE" -> send(exchange, 200, Map.of("deleted", scopes.delete(key)));
             case "PUT" -> {
                 try (InputStream body = bounded(exchange)) {
@@ -154,11 +156,68 @@ public final class SandboxMain {
         }
     }
 
-    /** The body streams in: {"schema": [...], "steps": [{"statement", "params"}, ...]}, schema first. */
+    /** Whether the key is held, and the data version its copy holds. */
+    private void held(HttpExchange exchange, String key) throws IOException {
+        Scope scope = scopes.get(key);
+        if (scope == null) {
+            send(exchange, 404, Map.of("held", false));
+            return;
+        }
+        try {
+            send(exchange, 200, Map.of("held", true, "version", scope.version()));
+        } finally {
+            scope.release();
+        }
+    }
+
+    /**
+     * Brings a held copy up to date: {"from", "to", "steps": [{"statement", "params"}, ...]}, all in one
+     * write transaction; 409 with the version it holds when that is not `from`.
+     */
+    private void apply(HttpExchange exchange, String key) throws Exception {
+        Map<?, ?> body;
+        try (InputStream in = bounded(exchange)) {
+            body = JSON.readValue(in, Map.class);
+        }
+        Scope scope = scopes.get(key);
+        if (scope == null) {
+            send(exchange, 404, Map.of("error", "scope_not_held"));
+            return;
+        }
+        try {
+            List<Map<String, Object>> steps = new ArrayList<>();
+            for (Object step : (List<?>) body.get("steps")) {
+                Map<String, Object> one = new LinkedHashMap<>();
+                ((Map<?, ?>) step).forEach((k, v) -> one.put(String.valueOf(k), v));
+                steps.add(one);
+            }
+            String from = String.valueOf(body.get("from"));
+            String to = String.valueOf(body.get("to"));
+            if (scope.apply(from, to, steps, String.valueOf(body.get("refresh")))) {
+                send(exchange, 200, Map.of("version", to));
+            } else {
+                send(exchange, 409, Map.of("error", "version_moved", "version", scope.version()));
+            }
+        } finally {
+            scope.release();
+        }
+    }
+
+    /**
+     * The body streams in: {"version": "...", "schema": [...], "steps": [{"statement", "params"}, ...]},
+     * in that order (the version may be left out: "").
+     */
     private void load(String key, InputStream body) throws Exception {
         JsonParser parser = JSON.getFactory().createParser(body);
         expect(parser.nextToken() == JsonToken.START_OBJECT);
-        expect("schema".equals(parser.nextFieldName()) && parser.nextToken() == JsonToken.START_ARRAY);
+        String field = parser.nextFieldName();
+        String version = "";
+        if ("version".equals(field)) {
+            expect(parser.nextToken() == JsonToken.VALUE_STRING);
+            version = parser.getText();
+            field = parser.nextFieldName();
+        }
+        expect("schema".equals(field) && parser.nextToken() == JsonToken.START_ARRAY);
         List<String> schema = new ArrayList<>();
         while (parser.nextToken() == JsonToken.VALUE_STRING) {
             schema.add(parser.getText());
@@ -167,7 +226,7 @@ public final class SandboxMain {
         if (!scopes.absent(key)) {
             return;
         }
-        scopes.put(key, schema, scope -> {
+        scopes.put(key, schema, version, scope -> {
             while (parser.nextToken() == JsonToken.START_OBJECT) {
                 Map<?, ?> step = parser.readValueAs(Map.class);
                 scope.write(String.valueOf(step.get("statement")), Values.params(step.get("params")));

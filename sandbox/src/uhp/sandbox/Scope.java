@@ -33,6 +33,8 @@ final class Scope {
             SecurityContext.authDisabled(AccessMode.Static.READ, ClientConnectionInfo.EMBEDDED_CONNECTION, DATABASE);
 
     volatile String key; // set when the scope is taken for a copy (a standby has none yet)
+    // The data version the copy holds, as the API named it (opaque here); changed only by apply.
+    private String version = "";
     final Path home;
     private final DatabaseManagementService service;
     private final GraphDatabaseAPI db;
@@ -68,6 +70,34 @@ final class Scope {
             tx.execute(statement, params).close();
             tx.commit();
         }
+    }
+
+    synchronized String version() {
+        return version;
+    }
+
+    synchronized void loaded(String version) {
+        this.version = version;
+    }
+
+    /**
+     * Brings the copy from version `from` to `to`: every step in ONE write transaction, so a statement
+     * sees the copy before or after, never half; then the full-text index is brought level. Refused
+     * (false, nothing written) when the copy no longer holds `from` (another caller moved it on).
+     */
+    synchronized boolean apply(String from, String to, List<Map<String, Object>> steps, String refresh) {
+        if (!version.equals(from)) {
+            return false;
+        }
+        try (Transaction tx = db.beginTx()) {
+            for (Map<String, Object> step : steps) {
+                tx.execute(String.valueOf(step.get("statement")), Values.params(step.get("params"))).close();
+            }
+            tx.commit();
+        }
+        version = to;
+        write(refresh, Map.of());
+        return true;
     }
 
     GraphDatabaseService database() {

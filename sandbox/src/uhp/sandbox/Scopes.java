@@ -71,7 +71,7 @@ final class Scopes {
     }
 
     /** A new scope on the template for `schema`, loaded by `load`, then held under `key`. */
-    void put(String key, List<String> schema, Loader load) throws Exception {
+    void put(String key, List<String> schema, String version, Loader load) throws Exception {
         Object lock = loading.computeIfAbsent(key, k -> new Object());
         try {
             synchronized (lock) {
@@ -84,6 +84,7 @@ final class Scopes {
                 scope.key = key;
                 try {
                     load.into(scope);
+                    scope.loaded(version);
                 } catch (Exception | Error e) {
                     scope.retire();
                     throw e;
