@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 
 from provider.client import MemoryClient, UhpError
+from provider.protocol.answers import tabular
 from provider.protocol.answers.queries import QueryRecordsOut, QueryRowsOut
 
 CELL = 48
@@ -38,7 +39,16 @@ def _parser() -> argparse.ArgumentParser:
         "--param", action="append", default=[], metavar="NAME=JSON", help="a parameter; the value is JSON"
     )
     parser.add_argument("--depth", type=int, help="how many levels below the memory to include")
-    parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+    parser.add_argument(
+        "--format",
+        choices=("table", "json", "csv", "ndjson"),
+        default="table",
+        help="how the answer is printed: a table (the default), the JSON answer, or its rows as CSV, NDJSON",
+    )
+    parser.add_argument("--json", action="store_true", help="the same as --format json")
+    parser.add_argument(
+        "--max-staleness-ms", type=int, help="accept data this old, answered at once from a held copy"
+    )
     parser.add_argument("--url", default=os.environ.get("UHP_URL", "http://127.0.0.1:8080"))
     return parser
 
@@ -65,7 +75,13 @@ def _ask(args: argparse.Namespace, key: str, params: dict[str, Any]) -> QueryRow
     with connect(args.url, key) as service:
         if args.named:
             return service.run_query(args.memory, args.named, params=params)
-        return service.free_query(args.memory, args.statement, params=params, depth=args.depth)
+        return service.free_query(
+            args.memory,
+            args.statement,
+            params=params,
+            depth=args.depth,
+            max_staleness_ms=args.max_staleness_ms,
+        )
 
 
 def _cell(value: Any) -> str:
@@ -125,12 +141,20 @@ def main(argv: list[str]) -> int:
         print("query: give a statement, or --named NAME", file=sys.stderr)
         return 2
     try:
-        answer = _ask(args, key, _params(args.param)).wire()
+        asked = _ask(args, key, _params(args.param))
+        answer = asked.wire()
     except UhpError as e:
         print(f"query: {e.status} {e.code}: {e.message}", file=sys.stderr)
         return 1
     except (ValueError, OSError, httpx.HTTPError) as e:
         print(f"query: {e}", file=sys.stderr)
         return 2
-    print(json.dumps(answer, indent=2, ensure_ascii=False) if args.json else render(answer))
+    shape = "json" if args.json else args.format
+    if shape in ("csv", "ndjson"):
+        columns, rows = tabular.table_of(asked)
+        lines = tabular.csv_lines if shape == "csv" else tabular.ndjson_lines
+        for line in lines(columns, rows):
+            sys.stdout.write(line)
+        return 0
+    print(json.dumps(answer, indent=2, ensure_ascii=False) if shape == "json" else render(answer))
     return 0

@@ -11,6 +11,8 @@ One memory tree serves the module (each new scope version costs the sandbox a ne
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import json
 import secrets
 import time
@@ -661,3 +663,73 @@ def test_the_command_line_prints_a_table_and_json(
     assert json.loads(capsys.readouterr().out)["results"][0]["record"]["title"] == "beta"
     assert cli_query.main([*common, "MATCH (n) RETURN id(n)"]) == 1
     assert "memory_invalid" in capsys.readouterr().err
+
+
+def test_the_command_line_writes_rows_as_csv_and_ndjson(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli_query, "connect", lambda url, key: MemoryClient(http=world.client, key=key))
+    monkeypatch.setenv("UHP_API_KEY", world.bob.key)
+    common = ["--url", "http://uhp.test", "--memory", world.root]
+    statement = (
+        "MATCH (r:Record) WHERE r.title < 'c' RETURN r.title AS title, r.`attr.stage` AS stage ORDER BY title"
+    )
+    assert cli_query.main([*common, "--format", "csv", statement]) == 0
+    assert capsys.readouterr().out.splitlines() == ["title,stage", "acme,3", "beta,"]
+    assert cli_query.main([*common, "--format", "ndjson", statement]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines == [{"title": "acme", "stage": 3}, {"title": "beta", "stage": None}]
+
+
+# -- what analysts expect around it: plans, downloads, freshness ---------------------------------------
+
+
+def test_explain_answers_the_plan_and_profile_is_refused(world: World) -> None:
+    plan = world.rows(world.bob, "EXPLAIN MATCH (r:Record {type: 'fact'}) RETURN count(r) AS n")
+    assert plan["columns"] == ["operator", "details"] and plan["rows"], plan
+    assert any("ProduceResults" in str(row[0]) for row in plan["rows"]), plan["rows"]
+    assert plan["written_by"] == [[] for _ in plan["rows"]]
+    refused = world.query(world.bob, "PROFILE MATCH (r:Record) RETURN count(r) AS n")
+    assert_error(refused, 422, "memory_invalid")
+    assert refused.json()["error"]["detail"] == {"cause": "profile"}
+    gated = world.query(world.bob, "EXPLAIN MATCH (n) RETURN id(n)")
+    assert_error(gated, 422, "memory_invalid")
+
+
+def test_rows_download_as_csv_and_ndjson_with_what_they_reflect(world: World) -> None:
+    statement = "MATCH (r:Record) WHERE r.title < 'c' RETURN r.title AS title, r AS node ORDER BY title"
+    as_csv = world.client.post(
+        f"/v1/memories/{world.root}/query",
+        json={"statement": statement},
+        headers={**world.bob.headers, "Accept": "text/csv"},
+    )
+    assert as_csv.status_code == 200 and as_csv.headers["content-type"].startswith("text/csv")
+    assert as_csv.headers["UHP-Trust"] == "untrusted" and as_csv.headers["UHP-Data-Version"]
+    lines = list(csv.reader(io.StringIO(as_csv.text)))
+    assert lines[0] == ["title", "node"] and [line[0] for line in lines[1:]] == ["acme", "beta"]
+    assert json.loads(lines[1][1])["labels"] == ["Record"], "a node is its JSON in the cell"
+    as_ndjson = world.client.post(
+        f"/v1/memories/{world.root}/query",
+        json={"statement": statement},
+        headers={**world.bob.headers, "Accept": "application/x-ndjson"},
+    )
+    rows = [json.loads(line) for line in as_ndjson.text.splitlines()]
+    assert [row["title"] for row in rows] == ["acme", "beta"]
+    records = world.client.post(
+        f"/v1/memories/{world.root}/query",
+        json={"statement": "MATCH (r:Record {title: 'beta'}) RETURN r"},
+        headers={**world.bob.headers, "Accept": "text/csv"},
+    )
+    assert list(csv.reader(io.StringIO(records.text)))[1][5] == "beta", "a records answer: a row a record"
+
+
+def test_an_answer_reflects_every_write_before_it_unless_staleness_is_accepted(world: World) -> None:
+    count = "MATCH (r:Record {type: 'note', title: 'fresh?'}) RETURN count(r) AS n"
+    before = world.rows(world.bob, count)["rows"][0][0]
+    world.lab.remember(world.alice, world.child, type="note", title="fresh?", content="one more")
+    answer = ok(world.query(world.bob, count, max_staleness_ms=3_600_000))
+    assert answer["rows"][0][0] in (before, before + 1)
+    if answer["rows"][0][0] == before:
+        assert answer["data"]["stale_ms"] > 0, "a stale answer says so"
+    fresh = ok(world.query(world.bob, count))
+    assert fresh["rows"][0][0] == before + 1 and fresh["data"]["stale_ms"] == 0

@@ -8,6 +8,7 @@ view land in .local/screenshots/.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -402,3 +403,32 @@ def test_hostile_records_render_inert(page: Page, world: World) -> None:
     assert page.locator("b").count() == 0
     scripts = page.evaluate("[...document.scripts].map((s) => s.getAttribute('src'))")
     assert scripts == ["vendor/cytoscape.min.js", "js/main.js"]
+
+
+def test_cypher_console_types_params_shows_the_plan_the_data_and_downloads(page: Page, world: World) -> None:
+    sign_in(page, world.alice.key)
+    page.goto(f"/explorer/#memory={world.apollo['id']}&tab=cypher")
+    page.get_by_test_id("cypher-statement").fill(
+        "MATCH (r:Record) WHERE r.type = $type AND size(r.title) > $longer "
+        "RETURN r.title AS title ORDER BY title"
+    )
+    page.get_by_test_id("param-value-type").fill("entity")
+    page.get_by_test_id("param-type-longer").select_option("integer")
+    page.get_by_test_id("param-value-longer").fill("0")
+    page.get_by_test_id("cypher-run").click()
+    expect(page.get_by_test_id("query-rows").locator("tbody tr")).to_have_count(2)
+    expect(page.get_by_test_id("query-data")).to_contain_text("Data as of ")
+
+    page.get_by_test_id("param-value-longer").fill("zero")
+    page.get_by_test_id("cypher-run").click()
+    expect(page.get_by_test_id("query-error")).to_contain_text('"zero" is not an integer')
+
+    page.get_by_test_id("param-value-longer").fill("0")
+    page.get_by_test_id("cypher-plan").click()
+    expect(page.get_by_test_id("query-rows").locator("th")).to_have_text(["operator", "details"])
+    expect(page.get_by_test_id("query-rows")).to_contain_text("ProduceResults")
+
+    with page.expect_download() as downloaded:
+        page.get_by_test_id("cypher-csv").click()
+    lines = Path(downloaded.value.path()).read_text().splitlines()
+    assert lines[0] == "title" and len(lines) == 3, lines

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -170,6 +171,7 @@ class QueryService:
         max_staleness_ms: int = 0,
     ) -> RecallAnswer | QueryRows:
         self._require_sandbox()
+        plan_only, statement = plan_asked(statement)
         self._gate(statement)
         scope, degraded = self._scope(reach, depth)
         # Read after the question arrived: the copy answers with every write acknowledged before it,
@@ -184,7 +186,7 @@ class QueryService:
             )
         with metrics.SANDBOX_QUERIES.track_inprogress():
             result, writers, data = await self._in_sandbox(
-                scope, version, statement, params, max_staleness_ms
+                scope, version, statement, params, max_staleness_ms, plan_only
             )
         degraded += self._cuts(result)
         if result.record_ids:
@@ -219,8 +221,12 @@ class QueryService:
         statement: str,
         params: dict[str, Any],
         max_staleness_ms: int,
+        plan_only: bool = False,
     ) -> tuple[SandboxResult, list[list[Writer]] | None, DataVersion]:
-        """The statement's result, for rows who wrote their records (None: that timed out), the data."""
+        """The statement's result, for rows who wrote their records (None: that timed out), the data.
+
+        With `plan_only` (the caller asked `EXPLAIN`), the result is Neo4j's plan, one operator a row.
+        """
         assert self.pool is not None
         limits = self.limits
         leased_at = time.perf_counter()
@@ -233,6 +239,15 @@ class QueryService:
         )
         async with lease as sandbox:
             metrics.SANDBOX_SECONDS.labels(phase="lease").observe(time.perf_counter() - leased_at)
+            if plan_only:
+                plan = await sandbox.explain(statement, params, limits.timeout_ms)
+                if self.gate:
+                    try:
+                        check_plan(plan)
+                    except StatementRefused as e:
+                        raise _refusal(e) from e
+                rows: list[list[Any]] = [[name, details] for name, details in plan.operators]
+                return SandboxResult(columns=list(PLAN_COLUMNS), rows=rows), [[] for _ in rows], sandbox.data
             if self.gate and statement not in self._vetted:
                 try:
                     check_plan(await sandbox.explain(statement, params, limits.timeout_ms))
@@ -292,6 +307,28 @@ class QueryService:
             for read in reads
         ]
         return RecallAnswer(results=results, parent=None, children=[], degraded=degraded, abstain=False)
+
+
+PLAN_COLUMNS = ("operator", "details")
+_PLAN_PREFIX = re.compile(r"\A\s*(EXPLAIN|PROFILE)\b", re.IGNORECASE)
+
+
+def plan_asked(statement: str) -> tuple[bool, str]:
+    """Whether the statement asks `EXPLAIN` (its plan, run on nothing), and the statement behind it.
+
+    `PROFILE` would run the statement and report what each operator cost, outside what the sandbox
+    accounts for a statement's answer: it is refused, and `EXPLAIN` named instead.
+    """
+    found = _PLAN_PREFIX.match(statement)
+    if found is None:
+        return False, statement
+    if found.group(1).upper() == "PROFILE":
+        raise MemoryInvalidError(
+            "PROFILE is not offered: ask EXPLAIN for the plan, and run the statement for its answer.",
+            param="statement",
+            detail={"cause": "profile"},
+        )
+    return True, statement[found.end() :]
 
 
 def _refusal(refused: StatementRefused) -> MemoryInvalidError:

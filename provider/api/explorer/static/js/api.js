@@ -33,8 +33,9 @@ function url(path, query) {
   return target;
 }
 
-async function send(method, path, { query, body } = {}) {
+async function send(method, path, { query, body, accept } = {}) {
   const headers = { Authorization: `Bearer ${session.key}` };
+  if (accept) headers.Accept = accept;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let response;
   try {
@@ -59,6 +60,12 @@ export async function call(method, path, options) {
 export async function bytes(path) {
   const response = await send("GET", path);
   return response.blob();
+}
+
+// A POST whose answer is a download (rows as CSV or NDJSON): the blob, and the headers beside it.
+export async function download(path, body, accept) {
+  const response = await send("POST", path, { body, accept });
+  return { blob: await response.blob(), headers: response.headers };
 }
 
 const enc = encodeURIComponent;
