@@ -51,6 +51,15 @@ SANDBOX_SECONDS = Histogram(
     ["phase"],
     buckets=SECONDS,
 )
+SANDBOX_LOADED_RECORDS = Counter(
+    "uhp_query_sandbox_loaded_records", "Records sent to the query sandbox by first loads of copies."
+)
+SANDBOX_APPLIED_RECORDS = Counter(
+    "uhp_query_sandbox_applied_records", "Changed records applied to held copies in the query sandbox."
+)
+SANDBOX_LOADS_IN_FLIGHT = Gauge(
+    "uhp_query_sandbox_loads_in_flight", "First loads of copies into the query sandbox under way."
+)
 SANDBOX_QUERIES = Gauge("uhp_query_sandbox_queries_in_flight", "Queries waiting for or running in a sandbox.")
 OBSERVE_JOBS_RUNNING = Gauge("uhp_observe_jobs_running", "Observe jobs running in this process.")
 OBSERVE_JOBS_WAITING = Gauge("uhp_observe_jobs_waiting", "Observe jobs of this process waiting for a turn.")

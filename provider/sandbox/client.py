@@ -92,7 +92,9 @@ class SandboxClient:
             return None
         return str(answer.get("version") or "")
 
-    async def put(self, key: str, schema: list[str], steps: list[Step], version: str = "") -> None:
+    async def put(
+        self, key: str, schema: list[str], steps: list[Step] | AsyncIterator[Step], version: str = ""
+    ) -> None:
         """Loads a copy under `key` into a new database on the template for `schema`, holding `version`."""
         body = _load_body(version, schema, steps)
         await self._call("PUT", f"/scopes/{key}", content=body, timeout=LOAD_SECONDS)
@@ -210,7 +212,9 @@ async def _once(body: bytes) -> AsyncIterator[bytes]:
     yield body
 
 
-async def _load_body(version: str, schema: list[str], steps: list[Step]) -> AsyncIterator[bytes]:
+async def _load_body(
+    version: str, schema: list[str], steps: list[Step] | AsyncIterator[Step]
+) -> AsyncIterator[bytes]:
     """The load as the service reads it (schema first, then steps), each batch encoded off the loop.
 
     A copy can hold many large records: encoding it whole on the event loop would stall every other
@@ -218,10 +222,21 @@ async def _load_body(version: str, schema: list[str], steps: list[Step]) -> Asyn
     """
     head = {"version": version, "schema": schema}
     yield json.dumps(head).encode()[:-1] + b', "steps": ['
-    for index, (text, params) in enumerate(steps):
+    first = True
+    async for text, params in _each(steps):
         encoded = await asyncio.to_thread(_encoded_step, text, params)
-        yield encoded if index == 0 else b"," + encoded
+        yield encoded if first else b"," + encoded
+        first = False
     yield b"]}"
+
+
+async def _each(steps: list[Step] | AsyncIterator[Step]) -> AsyncIterator[Step]:
+    if isinstance(steps, list):
+        for step in steps:
+            yield step
+    else:
+        async for step in steps:
+            yield step
 
 
 def _encoded_step(text: str, params: dict[str, Any]) -> bytes:

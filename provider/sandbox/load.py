@@ -8,11 +8,16 @@ service runs each in a write transaction of its own, in order.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import AsyncIterator
 from itertools import groupby
-from typing import Any
+from typing import Any, Protocol
 
+from provider import metrics
 from provider.models import Projection, Reference
 from provider.store.catalogue import statement
+
+log = logging.getLogger("provider.sandbox")
 
 Step = tuple[str, dict[str, Any]]
 LOAD_BATCH = 2000
@@ -47,6 +52,77 @@ def steps(projection: Projection) -> list[Step]:
     return found
 
 
+PageKey = tuple[int, str]
+FIRST_PAGE: PageKey = (-1, "")
+# A first load says how far it is every this many records (the log; the metric counts each page).
+PROGRESS_EVERY = 50_000
+
+
+class ProjectionSource(Protocol):
+    """Where a first load reads the scope from, a page at a time (the projection store)."""
+
+    async def memories(self, scope: list[str]) -> list[dict[str, Any]]: ...
+
+    async def records_page(
+        self, memory_id: str, inside: frozenset[str], after: PageKey, limit: int
+    ) -> tuple[Projection, PageKey | None]: ...
+
+
+async def streamed(source: ProjectionSource, scope: list[str], expected: int = 0) -> AsyncIterator[Step]:
+    """The whole load as `steps` makes it, read a page of records at a time and sent as it is read.
+
+    What is held at once is one page of records, and the references (four short values each): they
+    are laid after every record is in, as a fresh load lays them. Progress goes to the log and the
+    metrics as the pages go.
+    """
+    yield statement("sandbox_collector_stop"), {}
+    memories = await source.memories(scope)
+    for step in _batched("sandbox_load_memories", memories):
+        yield step
+    for step in _batched("sandbox_link_memories", _tree(Projection(memories=memories))):
+        yield step
+    found = Projection()
+    with metrics.SANDBOX_LOADS_IN_FLIGHT.track_inprogress():
+        async for step in _record_pages(source, scope, sorted(m["id"] for m in memories), found, expected):
+            yield step
+    found.stubs = sorted(set(found.stubs))
+    for step in _batched("sandbox_load_stubs", found.stubs, key="ids"):
+        yield step
+    for step in _batched("sandbox_link_references", [_edge(r) for r in found.inner_references]):
+        yield step
+    for step in _batched("sandbox_link_stubs", [_edge(r) for r in found.stub_references]):
+        yield step
+    yield statement("sandbox_words_refresh"), {}
+
+
+async def _record_pages(
+    source: ProjectionSource, scope: list[str], memory_ids: list[str], found: Projection, expected: int
+) -> AsyncIterator[Step]:
+    """Each memory's records, a page a step; their references and stubs gathered into `found`."""
+    inside, loaded, told = frozenset(scope), 0, 0
+    for memory_id in memory_ids:
+        after: PageKey | None = FIRST_PAGE
+        while after is not None:
+            page, after = await source.records_page(memory_id, inside, after, LOAD_BATCH)
+            if page.records:
+                yield statement("sandbox_load_records"), {"rows": page.records, "memory_id": memory_id}
+            found.references += page.references
+            found.stubs += page.stubs
+            loaded += len(page.records)
+            metrics.SANDBOX_LOADED_RECORDS.inc(len(page.records))
+            if loaded - told >= PROGRESS_EVERY:
+                told = loaded
+                log.info("sandbox: loading a copy: %d of about %d records sent", loaded, expected)
+    if loaded >= PROGRESS_EVERY:
+        log.info("sandbox: loaded a copy of %d records", loaded)
+
+
+async def replayed(found: list[Step]) -> AsyncIterator[Step]:
+    """Steps already made (a synthetic copy), as a load streams them."""
+    for step in found:
+        yield step
+
+
 def change_steps(delta: Projection) -> list[Step]:
     """What brings a held copy up to date with `delta`, the records changed since its version.
 
@@ -55,6 +131,7 @@ def change_steps(delta: Projection) -> list[Step]:
     """
     changed = [str(r["id"]) for r in delta.records]
     found: list[Step] = []
+    metrics.SANDBOX_APPLIED_RECORDS.inc(len(delta.records))
     found += _batched("sandbox_upsert_records", delta.records)
     found += _batched("sandbox_unlink_references", changed, key="ids")
     found += _batched("sandbox_merge_stubs", delta.stubs, key="ids")

@@ -34,7 +34,7 @@ HEALTH_SECONDS = 2.0
 # Scopes whose newest copy a pool remembers, to drop the older one when a new shape replaces it.
 LATEST_SCOPES = 1024
 Scope = tuple[str, ...]
-Load = Callable[[], Awaitable[Projection]]
+Load = Callable[[], AsyncIterator[sandbox_load.Step]]
 Changes = Callable[[dict[str, int]], Awaitable[Projection]]
 
 
@@ -211,9 +211,8 @@ class SandboxPool:
         too, and the next catch-up writes it again, to the same effect.
         """
         client = await self.client()
-        projection = await load()
         held = HeldCopy(version.seqs, version.read_at).text()
-        await client.put(key, sandbox_load.schema_statements(), sandbox_load.steps(projection), held)
+        await client.put(key, sandbox_load.schema_statements(), load(), held)
         self.known.add(key)
         self.stats.loads += 1
 

@@ -61,7 +61,7 @@ BULK_STATEMENTS = frozenset(
         "projection_version",
         "projection_changed",
         "projection_memories",
-        "projection_records",
+        "projection_records_page",
         "schema_023_grant_slot_fill",
         "schema_029_usage_fill",
         "vector_fill_page",

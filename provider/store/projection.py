@@ -8,6 +8,8 @@ from provider.ids import now_ms
 from provider.models import Projection, Reference, ScopeVersion
 from provider.store.driver import Neo4jStore, Row
 
+PageKey = tuple[int, str]  # (created_at, id) of the last record of a page
+FIRST_PAGE: PageKey = (-1, "")
 FIELDS = (
     "id", "memory_id", "type", "title", "text", "status", "version", "created_at", "updated_at", "written_at",
     "valid_from", "valid_to", "valid_from_ms", "valid_to_ms", "writer_kind", "writer_id", "writer_type",
@@ -49,21 +51,52 @@ class Neo4jProjectionStore:
         found = (await self.store.read_values("projection_changed", since=rows))[0][0]
         return _records_into(Projection(), found, set(since))
 
-    async def read(self, scope: list[str]) -> Projection:
-        """The memories, records, references and stubs of the scope."""
+    async def memories(self, scope: list[str]) -> list[dict[str, Any]]:
+        """The scope's memories as the copy holds them, by id; a parent outside the scope is left out."""
         inside = set(scope)
-        projection = Projection()
+        found: list[dict[str, Any]] = []
         for row in await self.store.read("projection_memories", scope=scope):
             parent = row["parent_id"] if row["parent_id"] in inside else None
-            projection.memories.append({**row, "parent_id": parent} if parent else _without_parent(row))
-        found = (await self.store.read_values("projection_records", scope=scope))[0][0]
-        return _records_into(projection, found, inside)
+            found.append({**row, "parent_id": parent} if parent else _without_parent(row))
+        return found
+
+    async def records_page(
+        self, memory_id: str, inside: frozenset[str], after: PageKey, limit: int
+    ) -> tuple[Projection, PageKey | None]:
+        """Up to `limit` of the memory's records after `after` (created_at, id), and the last one's key.
+
+        With their references and a stub for each target outside `inside`; the key is None when the
+        page was empty.
+        """
+        rows = await self.store.read_values(
+            "projection_records_page", memory_id=memory_id, after_at=after[0], after_id=after[1], limit=limit
+        )
+        page = _records_into(Projection(), [row for _, _, row in rows], set(inside), ordered=False)
+        return page, ((int(rows[-1][0]), str(rows[-1][1])) if rows else None)
+
+    async def read(self, scope: list[str]) -> Projection:
+        """The memories, records, references and stubs of the scope, whole (tests compare copies by it)."""
+        projection = Projection(memories=await self.memories(scope))
+        inside = frozenset(scope)
+        for memory_id in sorted(scope):
+            after: PageKey | None = FIRST_PAGE
+            while after is not None:
+                page, after = await self.records_page(memory_id, inside, after, 5000)
+                projection.records += page.records
+                projection.references += page.references
+                projection.stubs = sorted(set(projection.stubs) | set(page.stubs))
+        return projection
 
 
-def _records_into(projection: Projection, found: list[list[Any]], inside: set[str]) -> Projection:
-    """Adds the records' rows (by memory, then id), their references, and a stub for each target outside."""
+def _records_into(
+    projection: Projection, found: list[list[Any]], inside: set[str], *, ordered: bool = True
+) -> Projection:
+    """Adds the records' rows, their references, and a stub for each target outside.
+
+    By memory, then id, unless `ordered` is false: then as they come.
+    """
     stubs: set[str] = set()
-    for row in sorted(found, key=lambda r: (str(r[1]), str(r[0]))):
+    for row in sorted(found, key=lambda r: (str(r[1]), str(r[0]))) if ordered else found:
         projection.records.append(_record_props(row))
         for rel, position, target, target_memory in sorted(row[-1], key=lambda r: (r[1], r[2])):
             projection.references.append(Reference(row[0], target, rel, position))

@@ -16,7 +16,7 @@ import io
 import json
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +34,7 @@ from provider.api.app import create_app
 from provider.client import MemoryClient
 from provider.config import Settings
 from provider.embeddings import Embedder
-from provider.models import Projection
+from provider.sandbox import load as sandbox_load
 from provider.sandbox.load import warm_up_projection
 from provider.sandbox.pool import SandboxPool, copy_key
 from tests import sandboxes
@@ -574,8 +574,8 @@ def test_past_its_memory_the_service_drops_the_least_recently_used_copy(settings
         finally:
             await pool.close()
 
-    async def fake(records: int) -> Projection:
-        return warm_up_projection(records)
+    def fake(records: int) -> AsyncIterator[sandbox_load.Step]:
+        return sandbox_load.replayed(sandbox_load.steps(warm_up_projection(records)))
 
     with sandboxes.start(Limits(memory_mb=320, scope_mb=160)) as service:
         held, present, rows = asyncio.run(main())

@@ -10,7 +10,7 @@ import asyncio
 import http.server
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +22,6 @@ from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import Embedder
 from provider.errors import MemoryInvalidError
-from provider.models import Projection
 from provider.sandbox import load as sandbox_load
 from provider.sandbox.pool import SandboxPool
 from tests import sandboxes
@@ -167,8 +166,8 @@ def test_cypher_reaches_no_address_even_past_the_gate(pair: Pair) -> None:
         # A pool of this loop's own on the same service: the app's belongs to the app's loop.
         pool = SandboxPool(service.url, service.token)
 
-        async def load() -> Projection:
-            return sandbox_load.warm_up_projection(10)
+        def load() -> AsyncIterator[sandbox_load.Step]:
+            return sandbox_load.replayed(sandbox_load.steps(sandbox_load.warm_up_projection(10)))
 
         scope = ("bounds-blocklist",)
         async with pool.lease(scope, sandboxes.still(scope), load, sandboxes.no_changes) as sandbox:

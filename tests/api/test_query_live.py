@@ -204,3 +204,27 @@ def test_a_copy_brought_up_to_date_answers_as_a_fresh_one(scene: Scene, seed: in
             continue
         assert live_answers(scene) == fresh_answers(scene), f"after {done}"
     assert pool.stats.applies > applies or "remember" not in done, "the held copy was brought up to date"
+
+
+def test_a_scope_past_the_cap_is_refused_before_anything_is_loaded(
+    settings: Settings, embedder: Embedder, admin: Admin
+) -> None:
+    capped = settings.model_copy(update={"query_max_records": 2})
+    with TestClient(create_app(capped, embedder=embedder)) as client:
+        lab = Lab(client)
+        alice = admin.member()
+        memory = lab.memory(alice)
+        try:
+            for n in range(3):
+                lab.remember(alice, memory, content=f"note {n}")
+            pool = client.app.state.services.queries.pool  # type: ignore[attr-defined]
+            loads = pool.stats.loads
+            reply = client.post(
+                f"/v1/memories/{memory}/query", json={"statement": "RETURN 1"}, headers=alice.headers
+            )
+            assert reply.status_code == 422 and reply.json()["error"]["code"] == "memory_unsupported"
+            assert reply.json()["error"]["detail"] == {"records": 3, "max_records": 2}
+            assert "UHP_QUERY_MAX_RECORDS" in reply.json()["error"]["message"]
+            assert pool.stats.loads == loads
+        finally:
+            lab.cleanup()

@@ -7,7 +7,7 @@ tests pass in-memory fakes.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from provider.models import NamedQuery, Projection, RecordVersion, ScopeVersion
 
@@ -37,7 +37,11 @@ class ProjectionStorage(Protocol):
 
     async def version(self, scope: list[str]) -> ScopeVersion: ...
 
-    async def read(self, scope: list[str]) -> Projection: ...
+    async def memories(self, scope: list[str]) -> list[dict[str, Any]]: ...
+
+    async def records_page(
+        self, memory_id: str, inside: frozenset[str], after: tuple[int, str], limit: int
+    ) -> tuple[Projection, tuple[int, str] | None]: ...
 
     async def changed(self, since: dict[str, int]) -> Projection: ...
 

@@ -30,6 +30,7 @@ from provider.models import (
     ScopeVersion,
     Writer,
 )
+from provider.sandbox import load as sandbox_load
 from provider.sandbox.client import SandboxResult
 from provider.sandbox.pool import SandboxPool
 from provider.services.queries.fence import written_by
@@ -233,7 +234,7 @@ class QueryService:
         lease = self.pool.lease(
             tuple(scope),
             version,
-            lambda: self.projections.read(scope),
+            lambda: sandbox_load.streamed(self.projections, scope, version.records),
             self.projections.changed,
             max_staleness_ms,
         )
