@@ -2,7 +2,7 @@
 // them: those each memory stamped with a change_seq above the copy's, found through the record_change
 // index (a seek per memory, not a scan of the scope).
 // Parameters: $since (list of maps: memory_id, seq: the copy's change_seq of each memory in scope).
-// Columns: records (list, as projection_records' records).
+// Columns: records (list, one row per record as projection_records_page gives it).
 // Scope: records whose memory_id is in $since, which holds only the scope the access module judged
 //   readable; a target's memory id is read only to decide whether it is in the scope.
 UNWIND $since AS held

@@ -52,8 +52,8 @@ def steps(projection: Projection) -> list[Step]:
     return found
 
 
-PageKey = tuple[int, str]
-FIRST_PAGE: PageKey = (-1, "")
+PageKey = int  # a page holds records made after this instant
+FIRST_PAGE: PageKey = -1
 # A first load says how far it is every this many records (the log; the metric counts each page).
 PROGRESS_EVERY = 50_000
 

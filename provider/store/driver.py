@@ -62,6 +62,7 @@ BULK_STATEMENTS = frozenset(
         "projection_changed",
         "projection_memories",
         "projection_records_page",
+        "projection_records_at",
         "schema_023_grant_slot_fill",
         "schema_029_usage_fill",
         "vector_fill_page",

@@ -8,8 +8,8 @@ from provider.ids import now_ms
 from provider.models import Projection, Reference, ScopeVersion
 from provider.store.driver import Neo4jStore, Row
 
-PageKey = tuple[int, str]  # (created_at, id) of the last record of a page
-FIRST_PAGE: PageKey = (-1, "")
+PageKey = int  # a page holds records made after this instant (created_at)
+FIRST_PAGE: PageKey = -1
 FIELDS = (
     "id", "memory_id", "type", "title", "text", "status", "version", "created_at", "updated_at", "written_at",
     "valid_from", "valid_to", "valid_from_ms", "valid_to_ms", "writer_kind", "writer_id", "writer_type",
@@ -63,16 +63,26 @@ class Neo4jProjectionStore:
     async def records_page(
         self, memory_id: str, inside: frozenset[str], after: PageKey, limit: int
     ) -> tuple[Projection, PageKey | None]:
-        """Up to `limit` of the memory's records after `after` (created_at, id), and the last one's key.
+        """About `limit` of the memory's records made after `after`, and where the next page starts.
 
-        With their references and a stub for each target outside `inside`; the key is None when the
-        page was empty.
+        With their references and a stub for each target outside `inside`. Records sharing the page's
+        last instant go to the next page whole; a page that is all one instant is read whole. The
+        next key is None after the last page.
         """
         rows = await self.store.read_values(
-            "projection_records_page", memory_id=memory_id, after_at=after[0], after_id=after[1], limit=limit
+            "projection_records_page", memory_id=memory_id, after_at=after, limit=limit
         )
-        page = _records_into(Projection(), [row for _, _, row in rows], set(inside), ordered=False)
-        return page, ((int(rows[-1][0]), str(rows[-1][1])) if rows else None)
+        following: PageKey | None = None
+        if len(rows) == limit:
+            last = int(rows[-1][0])
+            kept = [row for row in rows if int(row[0]) != last]
+            if kept:
+                rows, following = kept, int(kept[-1][0])
+            else:
+                rows = await self.store.read_values("projection_records_at", memory_id=memory_id, at=last)
+                following = last
+        page = _records_into(Projection(), [row for _, row in rows], set(inside), ordered=False)
+        return page, following
 
     async def read(self, scope: list[str]) -> Projection:
         """The memories, records, references and stubs of the scope, whole (tests compare copies by it)."""
