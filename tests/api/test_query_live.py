@@ -117,7 +117,8 @@ class Writer:
 
     def __init__(self, scene: Scene, rng: random.Random):
         self.scene, self.rng = scene, rng
-        self.records: dict[str, str] = {}  # id → memory
+        self.records: dict[str, str] = {}  # id → memory, in the order written (ids are random)
+        self.forgotten: set[str] = set()
         self.grant: str | None = None
         self.cut = False  # whether the child is cut off (restricted): bob's scope is the root alone
 
@@ -125,7 +126,7 @@ class Writer:
         return " ".join(self.rng.choice(WORDS) for _ in range(3))
 
     def references(self) -> list[dict[str, Any]]:
-        pool = [*self.records, *self.scene.hidden_records]
+        pool = [*self.records, *self.scene.hidden_records]  # in the order written: the seed decides
         picked = self.rng.sample(pool, k=min(len(pool), self.rng.randint(0, 2)))
         return [{"rel": self.rng.choice(("derived_from", "about")), "record_id": r} for r in picked]
 
@@ -146,17 +147,19 @@ class Writer:
                 body["attributes"] = {"stage": rng.randint(1, 3), rng.choice(("a", "b")): self.text()}
             self.records[s.lab.remember(s.alice, memory, **body)["id"]] = memory
         elif what == "revise":
-            record, memory = rng.choice(sorted(self.records.items()))
+            record, memory = rng.choice(list(self.records.items()))
             changes: dict[str, Any] = {"content": self.text(), "references": self.references()}
             if rng.random() < 0.5:
                 changes["attributes"] = {"stage": rng.randint(1, 3)}
             reply = s.lab.patch(s.alice, memory, record, changes)
-            assert reply.status_code in (200, 409), reply.text
+            forgotten = record in self.forgotten and reply.status_code == 422
+            assert reply.status_code in (200, 409) or forgotten, reply.text
         elif what == "forget":
-            record, memory = rng.choice(sorted(self.records.items()))
+            record, memory = rng.choice(list(self.records.items()))
             s.lab.delete(s.alice, memory, record)
+            self.forgotten.add(record)
         elif what == "erase":
-            record, memory = rng.choice(sorted(self.records.items()))
+            record, memory = rng.choice(list(self.records.items()))
             erased = erase(s.lab, s.alice, memory, record)["erased"]
             for gone in erased:
                 self.records.pop(gone, None)

@@ -67,8 +67,17 @@ final class Scope {
     /** The load: each step a write transaction of its own, committed, in the order given. */
     void write(String statement, Map<String, Object> params) {
         try (Transaction tx = db.beginTx()) {
-            tx.execute(statement, params).close();
+            exhaust(tx.execute(statement, params));
             tx.commit();
+        }
+    }
+
+    /** Runs a statement to its end: a procedure that yields nothing (the full-text refresh) runs only when read. */
+    private static void exhaust(Result result) {
+        try (result) {
+            while (result.hasNext()) {
+                result.next();
+            }
         }
     }
 
@@ -91,7 +100,7 @@ final class Scope {
         }
         try (Transaction tx = db.beginTx()) {
             for (Map<String, Object> step : steps) {
-                tx.execute(String.valueOf(step.get("statement")), Values.params(step.get("params"))).close();
+                exhaust(tx.execute(String.valueOf(step.get("statement")), Values.params(step.get("params"))));
             }
             tx.commit();
         }
