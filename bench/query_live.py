@@ -3,7 +3,8 @@
 Run from the repository root: `python -m bench.query_live [--records 20000 100000] [--rates 1 10]
 [--seconds 30]`. For each scope size, a memory is seeded through the store (like bulk import), then
 for each write rate an agent remembers records over HTTP at that rate (each embedded, as users' are)
-while an analyst, another member with `read`, asks in turn a count, a group-by on type and an
+while an analyst, another member with `read`, asks (ten questions a second at most, within the
+default query rate) in turn a count, a group-by on type and an
 attribute, a two-hop pattern and a full-text query, each answer checked to reflect every write
 acknowledged before it was asked. Printed: the first load, the analyst's p50/p95 per statement
 beside the floor (the same analyst reading the memory, no sandbox) in the same run, each answer's
@@ -37,6 +38,8 @@ from tests import sandboxes
 from tests.neo4j_target import provision
 
 RESULTS = Path(__file__).resolve().parent / "results" / "query_live.json"
+# The analyst's pace: half the default per-member query rate (UHP_RATE_QUERIES, 20 a second).
+ASKED_PER_SECOND = 10
 STATEMENTS = {
     "count": "MATCH (r:Record) WHERE r.status = 'active' RETURN count(r) AS n",
     "group-by": "MATCH (r:Record) WHERE r.status = 'active' "
@@ -77,11 +80,16 @@ def analyst_round(
     timings: dict[str, list[float]] = {name: [] for name in STATEMENTS}
     stale: list[int] = []
     missed = 0
-    deadline = time.perf_counter() + seconds
+    asked = time.perf_counter()
+    deadline = asked + seconds
     turn = 0
     while time.perf_counter() < deadline:
         name = list(STATEMENTS)[turn % len(STATEMENTS)]
         turn += 1
+        # At most ASKED_PER_SECOND questions a second (after a slow answer too, no burst to catch up):
+        # within the analyst's default query rate.
+        time.sleep(max(0.0, asked + 1 / ASKED_PER_SECOND - time.perf_counter()))
+        asked = time.perf_counter()
         before = agent.acknowledged
         ms, answer = timed(lambda name=name: analyst.free_query(scope, STATEMENTS[name]))  # type: ignore[misc]
         assert isinstance(answer, QueryRowsOut), answer
