@@ -160,6 +160,17 @@ def blob_path(settings: Settings, data: bytes) -> Path:
     return Path(settings.file_dir) / digest[:2] / digest
 
 
+def erased_alone(client: TestClient, records: Any, memory_id: str, record_id: str) -> None:
+    """The store's side of an erase (its note, then its one batch), with nothing after: a crash there."""
+
+    async def erase() -> None:
+        note = await records.erase_begin(memory_id, [record_id], [record_id], ids.now_ms())
+        await records.erase(note, [record_id], ids.now_ms())
+
+    assert client.portal is not None
+    client.portal.call(erase)
+
+
 def test_an_erase_cut_off_after_its_records_went_is_finished_by_its_retry(
     lab: Lab, alice: Member, client: TestClient, settings: Settings
 ) -> None:
@@ -172,7 +183,7 @@ def test_an_erase_cut_off_after_its_records_went_is_finished_by_its_retry(
     assert blob_path(settings, data).exists()
     records = services_of(client).erase.records
     # Where a crash right after the erase's transaction leaves things: records gone, bytes kept.
-    call(client, lambda: records.erase(memory_id, [record["id"]], [record["id"]], ids.now_ms()))
+    erased_alone(client, records, memory_id, record["id"])
     assert blob_path(settings, data).exists()
     retried = lab.client.post(f"/v1/memories/{memory_id}/erase", json={"record_ids": [record["id"]]},
                               headers=alice.headers)  # fmt: skip
@@ -193,7 +204,7 @@ def test_the_sweeper_removes_bytes_an_erase_left_when_no_retry_comes(
         content=[{"type": "file", "file": {"id": file["id"]}}, {"type": "text", "text": "w"}],
     )
     records = services_of(client).erase.records
-    call(client, lambda: records.erase(memory_id, [record["id"]], [record["id"]], ids.now_ms()))
+    erased_alone(client, records, memory_id, record["id"])
     aged = "MATCH (s:FileSweep) WHERE any(c IN s.contents WHERE c CONTAINS $id) SET s.created_at = 0"
     cypher(neo4j_target, aged, id=file["id"])
     swept = call(client, services_of(client).sweeper.sweep)

@@ -59,17 +59,30 @@ class ReferenceResolver:
         `readable_already` holds memories the caller's access was judged on in this request (a recall's
         scope): a target there needs no second look, so most recalls ask nothing more.
         """
-        targets = {r["memory_id"] for v in versions for r in v.references}
+        located = await self._where_now([r for v in versions for r in v.references])
+        now = [[_as_now(r, located) for r in v.references] for v in versions]
+        targets = {r["memory_id"] for refs in now for r in refs}
         readable = set(readable_already & targets) | await self.readable(caller, targets - readable_already)
         return [
-            ReadRecord(version=v, references=[access.shown_reference(r, readable) for r in v.references])
-            for v in versions
+            ReadRecord(version=v, references=[access.shown_reference(r, readable) for r in refs])
+            for v, refs in zip(versions, now, strict=True)
         ]
+
+    async def _where_now(self, refs: list[dict[str, Any]]) -> dict[str, str]:
+        """Where each referenced record lives now.
+
+        A reference is judged on its target as it is when read (written before its target, or its
+        target erased since), not as it was when written.
+        """
+        wanted = sorted({r["record_id"] for r in refs})
+        return await self.records.locate(wanted) if wanted else {}
 
     async def keep_unseen(
         self, caller: Caller, old: list[dict[str, Any]], asked: list[dict[str, Any]]
     ) -> list[dict[str, Any]]:
         """A reviser cannot restate or remove a reference it was shown as unavailable: those stay."""
+        located = await self._where_now(old)
+        old = [_as_now(r, located) for r in old]
         readable = await self.readable(
             caller, {r["memory_id"] for r in old} | {r["memory_id"] for r in asked}
         )
@@ -83,3 +96,8 @@ class ReferenceResolver:
             if sum(1 for r in merged if r["rel"] == rel) > 1:
                 raise MemoryInvalidError(f"A record names at most one {rel}.", param="references")
         return merged
+
+
+def _as_now(ref: dict[str, Any], located: Mapping[str, str]) -> dict[str, Any]:
+    """The reference with its target's memory as it is now (None: no such record now)."""
+    return {**ref, "memory_id": located.get(ref["record_id"])}
