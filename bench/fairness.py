@@ -15,7 +15,8 @@ queues, as an operator runs it. Two members each get a memory of `--records` rec
 
 The quiet member's p50, p95 and p99 and its errors are printed beside its quiet figures (the ratio is
 p95 over the quiet p95, the target at most 2x), with what the busy member was told: answers per second
-by status. Writes bench/results/fairness.json.
+by status. The service runs at its defaults but for the cross-encoder's cache of scores, which is off
+(the quiet member asks the same questions in every phase). Writes bench/results/fairness.json.
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ def serve(target: Neo4jTarget, sandbox: Any, admin_key: str, port: int) -> subpr
         "UHP_QUERY_SANDBOX_TOKEN": sandbox.token,
         "UHP_FILE_DIR": tempfile.mkdtemp(prefix="uhp-fairness-files-"),
         "UHP_LOG_LEVEL": "WARNING",
+        # The quiet member asks the same 64 questions in every phase: with the cross-encoder's cache
+        # of scores on, a later phase would find them scored and look cheaper than it is.
+        "UHP_RECALL_RERANK_CACHE_PAIRS": "0",
     }
     service = subprocess.Popen([sys.executable, "-m", "provider", "serve", "--port", str(port)], env=env)
     deadline = time.monotonic() + 180

@@ -16,7 +16,9 @@ pyproject): sixteen questions are few, so its figures move by 6 points per quest
 timed on the first 20 turns of each conversation; the rest are observed 100 at a time. Prints
 tables, writes bench/results/quality.json, deletes the memories it made. `--model bge-small-en-v1.5`
 measures another embedding model (fetched once); beside each timed remember, its text alone is embedded
-and timed too. `--words-weights 0.3,0.5`
+and timed too. The cross-encoder's cache of scores is off (each question is asked twice, and a user's
+new question finds nothing in it); beside each floor, the share of each mode's time spent waiting for
+the cross-encoder. `--words-weights 0.3,0.5`
 also asks, on the same data, with score fusion and the query's words at each weight (for tuning).
 `--longmemeval longmemeval_s_cleaned.json --longmemeval-questions 40` also measures LongMemEval-S from
 its own release: each question with its own haystack of about 50 sessions (about 490 turns), one memory
@@ -39,6 +41,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 from neo4j import GraphDatabase
+from prometheus_client import REGISTRY
 
 from bench import quality_data
 from bench.corpus import MODEL, RESULTS
@@ -82,6 +85,11 @@ def percentile(samples: list[float], fraction: float) -> float:
     """Nearest-rank percentile."""
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
+
+
+def rerank_seconds() -> float:
+    """Seconds recalls have waited for the cross-encoder in this process so far (its queue and runs)."""
+    return REGISTRY.get_sample_value("uhp_rerank_seconds_sum") or 0.0
 
 
 def summary(samples: list[float]) -> dict[str, float]:
@@ -169,13 +177,17 @@ def ask(session: Session, memory_id: str, conversation: Conversation) -> dict[st
     # whether it abstained, for the per-category lines.
     kinds: dict[str, list[tuple[str, bool]]] = {mode: [] for mode in MODES}
     abstained: dict[str, dict[str, list[bool]]] = {m: {"answerable": [], "unanswerable": []} for m in MODES}
-    latency: dict[str, list[float]] = {name: [] for name in (*MODES, "embedding", "raw_index", "floor")}
+    latency: dict[str, list[float]] = {
+        name: [] for name in (*MODES, *(f"rerank_{m}" for m in MODES), "embedding", "raw_index", "floor")
+    }
     for question in conversation.questions:
         for mode, signals in MODES.items():
             body: dict[str, Any] = {signal: question.text for signal in signals} | {"limit": 10}
+            waited = rerank_seconds()
             began = time.perf_counter()
             answer = session.memory.recall(memory_id, **body)
             latency[mode].append((time.perf_counter() - began) * 1000)
+            latency[f"rerank_{mode}"].append((rerank_seconds() - waited) * 1000)
             kind = "answerable" if question.answerable else "unanswerable"
             abstained[mode][kind].append(answer.abstain)
             if question.answerable:
@@ -204,6 +216,11 @@ def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
         out["modes"][mode] = {"questions": len(rows), **means, **rates}
     for name in parts[0]["latency"]:
         out["latency"][name] = summary([ms for part in parts for ms in part["latency"][name]])
+    out["rerank_share"] = {
+        mode: sum(ms for part in parts for ms in part["latency"][f"rerank_{mode}"])
+        / max(1e-9, sum(ms for part in parts for ms in part["latency"][mode]))
+        for mode in MODES
+    }
     return out
 
 
@@ -265,7 +282,9 @@ def run(
     embedder = onnx_embedder(options.model)
     embedder.load()
     admin_key = "adm_" + secrets.token_urlsafe(24)
-    settings = bench_settings(target, admin_key, embedding_model=options.model)
+    # The defaults, but for the cross-encoder's cache of scores: each question is asked twice (`query`,
+    # then fused), and the second would find the first's pairs; a user's new question finds nothing.
+    settings = bench_settings(target, admin_key, embedding_model=options.model, recall_rerank_cache_pairs=0)
     weights = [float(w) for w in options.words_weights.split(",") if w.strip()]
     variants = variants_of(settings, weights, options.variant)
     if options.no_rrf:
@@ -396,7 +415,8 @@ def set_table(figures: dict[str, Any]) -> list[str]:
         lines.append(
             f"  floor of {variant} (1 embedding + 1 raw index query) p50 {floor['p50_ms']:.1f} "
             f"p95 {floor['p95_ms']:.1f} ms (embedding p50 {lat['embedding']['p50_ms']:.1f}, "
-            f"raw index p50 {lat['raw_index']['p50_ms']:.1f})"
+            f"raw index p50 {lat['raw_index']['p50_ms']:.1f}); the cross-encoder's share of the time: "
+            + ", ".join(f"{mode} {share:.0%}" for mode, share in measured.get("rerank_share", {}).items())
         )
     return lines
 

@@ -18,6 +18,11 @@ by hand, so no network but everything else: routing, auth, access, embedding, Cy
   Cypher for every record of the root's scope, sorted; no vector index);
 - then 8 concurrent clients, 25 questions each, per mode, on the root.
 
+The service runs at its defaults (the cross-encoder on) but for the cross-encoder's cache of scores,
+which is off: each question is asked of three scopes and in two modes, and a user's new question
+finds nothing in the cache. Under the table, the share of each mode's time spent waiting for the
+cross-encoder (its queue and its runs).
+
 Prints a table, writes bench/results/recall.json, and deletes what it wrote.
 """
 
@@ -39,6 +44,7 @@ from typing import Any
 import httpx
 import numpy as np
 from fastapi import FastAPI
+from prometheus_client import REGISTRY
 
 from bench import corpus
 from bench.embeddings import percentile
@@ -205,6 +211,7 @@ async def sequential(
     asked = [question for question, _ in corpus.questions(count, seed)]
     driver = bench.driver
     timings: dict[str, list[float]] = {}
+    reranking: dict[str, list[float]] = {}  # where/mode: [ms waiting for the cross-encoder, ms in all]
     scans: list[float] = []
     root_scope = [bench.root, *bench.children]
     for i in range(-3, count):  # three rounds of warm-up
@@ -213,11 +220,16 @@ async def sequential(
                 cache = recall_store.vectors
                 if where == "child_scan":
                     recall_store.vectors = None
+                waited = rerank_seconds()
                 try:
                     elapsed = await bench.recall(memory_id, requests[mode][i % count])
                 finally:
                     recall_store.vectors = cache
                 timings.setdefault(f"{where}/{mode}", []).append(elapsed)
+                if i >= 0:
+                    share = reranking.setdefault(f"{where}/{mode}", [0.0, 0.0])
+                    share[0] += (rerank_seconds() - waited) * 1000
+                    share[1] += elapsed
         began = time.perf_counter()
         vector = (await embedder.embed([asked[i % count]]))[0]
         timings.setdefault("floor/query_embedding", []).append((time.perf_counter() - began) * 1000)
@@ -239,7 +251,15 @@ async def sequential(
         where, name = key.split("/")
         part = "floor" if where == "floor" else f"sequential_{where}"
         result[part][name] = summary(values[3:])
+    for key, (waited, total) in reranking.items():
+        where, name = key.split("/")
+        result[f"sequential_{where}"][name]["rerank_share"] = waited / total if total else 0.0
     return result
+
+
+def rerank_seconds() -> float:
+    """Seconds recalls have waited for the cross-encoder in this process so far."""
+    return REGISTRY.get_sample_value("uhp_rerank_seconds_sum") or 0.0
 
 
 async def concurrent(bench: Bench, mode: str, seed: int) -> dict[str, float]:
@@ -280,7 +300,9 @@ async def run(
         items, matrix = reused(embedded, matrix, total, seed)
     vectors_s = time.perf_counter() - began
     admin_key = "adm_" + secrets.token_urlsafe(24)
-    settings = bench_settings(target, admin_key)
+    # The defaults, but for the cross-encoder's cache of scores: every question here is asked of three
+    # scopes and in two modes, and a user's new question finds nothing in the cache.
+    settings = bench_settings(target, admin_key, recall_rerank_cache_pairs=0)
     # The service's own runtime (ONNX by default) embeds the questions, as in production; the corpus's
     # cached vectors came from sentence-transformers, whose vectors it matches (cosine > 0.9999).
     embedder = configured_embedder(settings)
@@ -354,6 +376,12 @@ def table(result: dict[str, Any]) -> str:
             f"{child['p95_ms']:>10.1f} {scan['p50_ms']:>9.1f} {scan['p95_ms']:>9.1f} "
             f"{many['p50_ms']:>8.1f} {many['p95_ms']:>8.1f} {many['throughput_per_s']:>9.1f}"
         )
+    shares = [
+        f"{where} {mode} {result[f'sequential_{where}'][mode].get('rerank_share', 0.0):.0%}"
+        for where in ("root", "child")
+        for mode in ("query", "fused")
+    ]
+    lines.append("the cross-encoder's share of the time (its queue and runs): " + ", ".join(shares))
     for name, row in result["floor"].items():
         lines.append(f"floor: {name:<22} p50 {row['p50_ms']:.1f}  p95 {row['p95_ms']:.1f}")
     floor = result["floor"]

@@ -234,6 +234,9 @@ def recall_tuning(settings: Settings) -> RecallTuning:
         # About 4 characters a token: enough words to fill the pair, never a whole 200,000-character record.
         rerank_chars=settings.recall_rerank_max_tokens * 8,
         rerank_skip_lead=settings.recall_rerank_skip_lead,
+        rerank_first=settings.recall_rerank_first,
+        rerank_sure=settings.recall_rerank_sure,
+        rerank_shared_min=settings.recall_rerank_shared_min,
     )
 
 
@@ -278,6 +281,7 @@ def cross_encoder(settings: Settings) -> CrossEncoder:
         url=settings.reranker_url,
         max_tokens=settings.recall_rerank_max_tokens,
         threads=settings.recall_rerank_threads,
+        cache_pairs=settings.recall_rerank_cache_pairs,
     )
 
 

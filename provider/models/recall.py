@@ -115,7 +115,21 @@ class Explanation:
     date_lift: float
     fused_rank: int | None
     rerank: SignalPart | None = None
+    rerank_run: RerankRun | None = None
     contradicts: str | None = None
+
+
+@dataclass(frozen=True)
+class RerankRun:
+    """What the cross-encoder read of a recall's head: `read` pairs of the `candidates` it could have.
+
+    `stopped`: `all` (every candidate of the head read), `sure` (the cascade's first part held a sure
+    answer, so the rest kept their fused order).
+    """
+
+    read: int
+    candidates: int
+    stopped: str
 
 
 @dataclass(frozen=True)

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from prometheus_client import REGISTRY
 
+from provider import metrics
 from provider.api.app import create_app
+from provider.composition import cross_encoder
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
+from provider.fairness import current_principal
 from provider.models import SignalPart
+from provider.reranker import CrossEncoder
 from provider.services.recall.fusion import Fused
 from provider.services.recall.rerank import reorder
 from tests.api.recall_support import found, recall
@@ -43,6 +49,34 @@ def skipping(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]
     own = settings.model_copy(update={"recall_rerank": True, "recall_rerank_skip_lead": 1e-9})
     with TestClient(create_app(own, embedder=embedder)) as app:
         yield app
+
+
+@pytest.fixture(scope="module")
+def cascading(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
+    """An app whose cascade reads the first two candidates and takes any score there as sure."""
+    own = settings.model_copy(
+        update={"recall_rerank": True, "recall_rerank_first": 2, "recall_rerank_sure": -1000.0}
+    )
+    with TestClient(create_app(own, embedder=embedder)) as app:
+        yield app
+
+
+@pytest.fixture(scope="module")
+def doubting(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
+    """An app whose cascade reads the first two candidates and is never sure of them."""
+    own = settings.model_copy(
+        update={"recall_rerank": True, "recall_rerank_first": 2, "recall_rerank_sure": 1000.0}
+    )
+    with TestClient(create_app(own, embedder=embedder)) as app:
+        yield app
+
+
+@pytest.fixture(scope="module")
+def encoder(settings: Settings) -> Iterator[CrossEncoder]:
+    model = cross_encoder(settings.model_copy(update={"recall_rerank_cache_pairs": 100}))
+    model.load()
+    yield model
+    model.close()
 
 
 @pytest.fixture(scope="module")
@@ -198,3 +232,58 @@ def test_a_cross_encoder_that_cannot_be_had_leaves_the_fused_order(
         asked = recall(unreachable, alice, memory, query=QUESTION, rerank=True)
         assert asked["degraded"] == ["rerank:unavailable"]
         assert found(asked) == found(fused)
+
+
+def test_a_pair_scores_the_same_alone_beside_others_and_at_once_with_other_recalls(
+    encoder: CrossEncoder,
+) -> None:
+    """A score is the pair's own: the graph quantizes per run, so pairs never share one."""
+    alone = [encoder.pair_score(QUESTION, turn) for turn in TURNS]
+
+    async def together() -> list[list[float] | None]:
+        asks = [encoder.score(QUESTION, list(TURNS), 60.0)]
+        asks += [encoder.score(f"question {n} about Ana", list(reversed(TURNS)), 60.0) for n in range(4)]
+        return list(await asyncio.gather(*asks))
+
+    answers = asyncio.run(together())
+    assert answers[0] == alone
+
+
+def test_a_question_asked_again_by_the_same_principal_costs_no_model_time(encoder: CrossEncoder) -> None:
+    def run_pairs() -> float:
+        return REGISTRY.get_sample_value("uhp_reranked_pairs_total") or 0.0
+
+    async def asked_by(principal: str, records: list[str]) -> list[float] | None:
+        current_principal.set(principal)
+        return await encoder.score("Where does the team dine?", records, 60.0)
+
+    records = [f"{turn} (kept)" for turn in TURNS]
+    first = asyncio.run(asked_by("member:a", records))
+    before = run_pairs()
+    again = asyncio.run(asked_by("member:a", records))
+    assert again == first and run_pairs() == before
+    other = asyncio.run(asked_by("member:b", records))  # another principal: its own runs, the same scores
+    assert other == first and run_pairs() == before + len(records)
+    assert metrics.RERANK_CACHED_PAIRS is not None
+
+
+def test_a_sure_first_part_spares_the_rest_and_explain_says_so(cascading: TestClient, alice: Member) -> None:
+    with lab_on(cascading) as lab:
+        memory, _ = turns(lab, alice)
+        answer = recall(cascading, alice, memory, query=QUESTION, explain=True)
+        read = [r for r in answer["results"] if "rerank" in r["why"]]
+        assert len(read) == 2 and answer["results"][:2] == read
+        assert all(
+            r["explain"]["rerank_run"] == {"read": 2, "candidates": 20, "stopped": "sure"} for r in read
+        )
+        assert all("rerank_run" not in r["explain"] for r in answer["results"][2:])
+        assert answer["degraded"] == []
+
+
+def test_a_doubtful_first_part_reads_the_rest(doubting: TestClient, alice: Member) -> None:
+    with lab_on(doubting) as lab:
+        memory, ids = turns(lab, alice)
+        answer = recall(doubting, alice, memory, query=QUESTION, explain=True)
+        assert all("rerank" in r["why"] for r in answer["results"])
+        runs = {str(r["explain"]["rerank_run"]) for r in answer["results"]}
+        assert runs == {str({"read": len(ids), "candidates": 20, "stopped": "all"})}

@@ -63,6 +63,18 @@ class SignalOut(Answer):
         return cls(rank=part.rank, score=score, **extra)
 
 
+class RerankRunOut(Answer):
+    """How much of a recall's head the cross-encoder read, and why it stopped there."""
+
+    read: int = Field(description="Candidates the cross-encoder read (the cache answers some).")
+    candidates: int = Field(
+        description="The head it could read: `UHP_RECALL_RERANK_CANDIDATES`, or a recall's share under load."
+    )
+    stopped: Literal["all", "sure"] = Field(
+        description="`all`: the head was read; `sure`: the cascade's first part held a sure answer."
+    )
+
+
 class ExplainOut(Answer):
     """Why a hit is where it is (asked with `explain: true`): an extension to `MemoryRecall`."""
 
@@ -72,6 +84,9 @@ class ExplainOut(Answer):
         description="Its place with meaning, words and fields fused, before a date lift and the rerank."
     )
     rerank: SignalOut | MISSING = Field(MISSING, description="The cross-encoder's rank and score.")
+    rerank_run: RerankRunOut | MISSING = Field(
+        MISSING, description="What the cross-encoder read of the head this result was in."
+    )
     contradicts: str | MISSING = Field(
         MISSING, description="The result it disagrees with, when it came along past the limit."
     )
@@ -81,6 +96,9 @@ class ExplainOut(Answer):
         extra: dict[str, object] = {}
         if explanation.rerank is not None:
             extra["rerank"] = SignalOut.from_domain(explanation.rerank, added=False)
+        if explanation.rerank_run is not None:
+            run = explanation.rerank_run
+            extra["rerank_run"] = RerankRunOut(read=run.read, candidates=run.candidates, stopped=run.stopped)
         if explanation.contradicts is not None:
             extra["contradicts"] = explanation.contradicts
         return cls(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from provider.models import Hit, SignalPart
+from provider.models import Hit, RerankRun, SignalPart
 
 RRF_K = 60
 
@@ -22,6 +22,7 @@ class Fused:
     lift: float = 0.0  # added for a date the question names
     fused_rank: int = 0  # its place before the cross-encoder (1-based; 0 until ranked)
     rerank: SignalPart | None = None  # its rank and logit from the cross-encoder
+    rerank_run: RerankRun | None = None  # what the cross-encoder read of the head it was in
     other_side_of: str | None = None  # brought in past the limit as the other side of this result
 
 

@@ -24,6 +24,10 @@ class Reranker(Protocol):
         """
         ...
 
+    def sharing(self) -> int:
+        """Other recalls whose pairs the model serves before or beside the current principal's."""
+        ...
+
 
 def reorder(head: list[Fused], scores: list[float], ended: list[bool]) -> list[Fused]:
     """`head` (best first) in the cross-encoder's order; each keeps the fused score of the place it takes.
@@ -42,3 +46,20 @@ def reorder(head: list[Fused], scores: list[float], ended: list[bool]) -> list[F
     for hit, score in zip(reordered, places, strict=True):
         hit.score = score
     return reordered
+
+
+def head_size(candidates: int, sharing: int, shared_min: int) -> tuple[int, list[str]]:
+    """How many candidates a recall reranks while `sharing` other recalls use the model before or beside it.
+
+    Alone, all of them; shared, its even part of them, so the model's work (and every recall's wait)
+    stays about what one recall's was; a part below `shared_min` (or below two) is none. `0` for
+    `shared_min` never shortens. The second value is what `degraded` says.
+    """
+    if not shared_min or sharing <= 0:
+        return candidates, []
+    share = candidates // (1 + sharing)
+    if share >= candidates:
+        return candidates, []
+    if share < max(2, shared_min):
+        return 0, ["rerank:skipped_under_load"]
+    return share, [f"rerank:shortened_to_{share}_under_load"]

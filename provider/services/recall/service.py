@@ -19,6 +19,7 @@ from provider.models import (
     RecallAsk,
     RecallHit,
     RecordVersion,
+    RerankRun,
     ScopeSize,
     words_cut,
 )
@@ -28,7 +29,7 @@ from provider.services.recall.filters import compile_filters
 from provider.services.recall.fusion import Fused, fuse, fuse_scores
 from provider.services.recall.ports import RecallStorage
 from provider.services.recall.recency import newer_first
-from provider.services.recall.rerank import Reranker, reorder
+from provider.services.recall.rerank import Reranker, head_size, reorder
 from provider.services.recall.tuning import RecallTuning
 from provider.services.recall.words import query_words, scoped_bm25
 from provider.services.records.references import ReferenceResolver
@@ -153,6 +154,7 @@ class RecallService:
             date_lift=round(hit.lift, 6),
             fused_rank=hit.fused_rank or None,
             rerank=hit.rerank,
+            rerank_run=hit.rerank_run,
             contradicts=hit.other_side_of,
         )
 
@@ -273,12 +275,21 @@ class RecallService:
         return scoped_bm25(matches, size.in_scope, k), cut
 
     async def _reranked(self, question: str, fused: list[Fused]) -> tuple[list[Fused], list[str]]:
-        """The cross-encoder's order for the first `rerank_candidates`; the fused order when it is late."""
+        """The cross-encoder's order for the head of `fused`; the fused order when it is late or away.
+
+        The head is `rerank_candidates` long, or a recall's share of it while others use the model
+        before or beside it (`degraded` says so); with a cascade, its first part is read first and
+        the rest only when none of the first answers surely. Each reranked hit's `rerank_run` says
+        what was read.
+        """
         if self.reranker is None:
             return fused, ["rerank:unavailable"]
-        head, rest = fused[: self.tuning.rerank_candidates], fused[self.tuning.rerank_candidates :]
+        size, cut = self._head_size()
+        if size < 2:
+            return fused, cut
+        head, rest = fused[:size], fused[size:]
         if len(head) < 2 or self._decisive(head):
-            return fused, []
+            return fused, cut
         texts = await self.store.rerank_texts(
             [h.record_id for h in head], self.tuning.rerank_chars, ids.now_ms()
         )
@@ -286,17 +297,43 @@ class RecallService:
         rest = [h for h in head if h.record_id not in texts] + rest
         head = [h for h in head if h.record_id in texts]
         if len(head) < 2:
-            return fused, []
+            return fused, cut
+        first = self.tuning.rerank_first if 0 < self.tuning.rerank_first < len(head) else len(head)
+        deadline = asyncio.get_running_loop().time() + self.rerank_budget_s
         try:
-            scores = await self.reranker.score(
-                question, [texts[h.record_id][0] for h in head], self.rerank_budget_s
-            )
+            scores = await self._scores(question, head[:first], texts, deadline)
+            stopped = "all"
+            if scores is not None and first < len(head):
+                if max(scores) >= self.tuning.rerank_sure:
+                    head, rest, stopped = head[:first], head[first:] + rest, "sure"
+                else:
+                    more = await self._scores(question, head[first:], texts, deadline)
+                    scores = None if more is None else scores + more
         except RerankerUnavailableError:
-            return fused, ["rerank:unavailable"]
+            return fused, [*cut, "rerank:unavailable"]
         if scores is None:
-            return fused, ["rerank:over_budget"]
+            return fused, [*cut, "rerank:over_budget"]
         tracing.recall_reranked(len(head))
-        return reorder(head, scores, [texts[h.record_id][1] for h in head]) + rest, []
+        run = RerankRun(read=len(head), candidates=size, stopped=stopped)
+        ordered = reorder(head, scores, [texts[h.record_id][1] for h in head])
+        for hit in ordered:
+            hit.rerank_run = run
+        return ordered + rest, cut
+
+    def _head_size(self) -> tuple[int, list[str]]:
+        """All the candidates, or this recall's share while others use the model before or beside it."""
+        if self.reranker is None:
+            return self.tuning.rerank_candidates, []
+        sharing = self.reranker.sharing() if self.tuning.rerank_shared_min else 0
+        return head_size(self.tuning.rerank_candidates, sharing, self.tuning.rerank_shared_min)
+
+    async def _scores(
+        self, question: str, hits: list[Fused], texts: dict[str, tuple[str, bool]], deadline: float
+    ) -> list[float] | None:
+        left = deadline - asyncio.get_running_loop().time()
+        if left <= 0 or self.reranker is None:
+            return None
+        return await self.reranker.score(question, [texts[h.record_id][0] for h in hits], left)
 
     def _decisive(self, head: list[Fused]) -> bool:
         """The first candidate leads the second by the share the settings call decisive."""

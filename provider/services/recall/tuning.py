@@ -28,3 +28,6 @@ class RecallTuning:
     rerank_budget_ms: int
     rerank_chars: int  # characters of a record the cross-encoder is given
     rerank_skip_lead: float
+    rerank_first: int  # a cascade's first part (0: every candidate at once)
+    rerank_sure: float  # the score in the first part that spares the rest
+    rerank_shared_min: int  # the fewest candidates a shared cross-encoder still reads
