@@ -230,9 +230,9 @@ class Settings(BaseSettings):
     question asked again, or a prime, costs no model time; the least recently used go first. `0`:
     none kept."""
     recall_rerank_shared_min: NonNegativeInt = 5
-    """Under load, a recall reranks fewer candidates: its share of `UHP_RECALL_RERANK_CANDIDATES` among
-    the recalls using the cross-encoder before or beside it (another member's flood comes after a
-    quiet member's pairs, so it does not count for them). A share below this many reranks none.
+    """Under load, a recall reranks fewer candidates: its even share of `UHP_RECALL_RERANK_CANDIDATES`
+    among the recalls whose pairs wait for the cross-encoder or run in it, whoever asked them, so the
+    model's work, and every recall's wait, stays about one recall's. A share below this many reranks none.
     `degraded` says `rerank:shortened_to_<n>_under_load` or `rerank:skipped_under_load`. `0`: every
     recall reranks all its candidates, waiting its turn, within `UHP_RECALL_RERANK_BUDGET_MS`."""
     # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact

@@ -142,8 +142,8 @@ class CrossEncoder:
         return float(self._session.run(None, feeds)[0][0][0])
 
     def sharing(self) -> int:
-        """Other recalls whose pairs wait or run and are served before or beside the current principal's."""
-        return self._queue.sharing(current_principal.get())
+        """Other recalls whose pairs wait or run now, whoever asked them."""
+        return self._queue.sharing()
 
     def score_sync(self, question: str, records: Sequence[str]) -> list[float]:
         """Every pair's score, in order, run here (benches and tools; the service uses `score`)."""
@@ -251,11 +251,13 @@ class FairPairs:
         self._lock = threading.Condition()
         self._asks: dict[str, deque[Ask]] = {}
         self._usage: dict[str, tuple[float, float]] = {}  # principal: (seconds used, as of when)
+        self._live: list[Ask] = []  # asks with pairs waiting or running, for `sharing`
         self._closed = False
 
     def put(self, principal: str, ask: Ask) -> None:
         with self._lock:
             self._asks.setdefault(principal, deque()).append(ask)
+            self._live.append(ask)
             self._lock.notify(len(ask.records))  # a worker for each pair, as many as are idle
 
     def close(self) -> None:
@@ -303,16 +305,11 @@ class FairPairs:
                 for gone in sorted(self._usage, key=lambda p: self._used(p, now))[: USAGE_PRINCIPALS // 2]:
                     del self._usage[gone]
 
-    def sharing(self, principal: str) -> int:
-        """Asks of others waiting or running that are served before or beside `principal`'s."""
+    def sharing(self) -> int:
+        """Recalls whose pairs wait or run now, whoever asked: the model's load a new recall would join."""
         with self._lock:
-            now = time.monotonic()
-            mine = self._used(principal, now)
-            count = 0
-            for other, asks in self._asks.items():
-                if other == principal or self._used(other, now) <= mine:
-                    count += sum(1 for ask in asks if ask.waiting or ask.running)
-            return count
+            self._live = [ask for ask in self._live if ask.waiting or ask.running]
+            return len(self._live)
 
 
 class PairScores:

@@ -9,15 +9,6 @@ from __future__ import annotations
 
 from provider.errors import MemoryInvalidError, ProviderError, UnavailableError
 
-TIMEOUT_CODES = frozenset(
-    {
-        "Neo.ClientError.Transaction.TransactionTimedOut",
-        "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
-        "Neo.ClientError.Transaction.Terminated",
-        "Neo.TransientError.Transaction.Terminated",
-    }
-)
-
 # (cause, message) per Neo4j code; the messages name the kind of failure and never a value.
 CAUSES: dict[str, tuple[str, str]] = {
     "Neo.ClientError.Statement.SyntaxError": ("syntax", "The statement is not valid Cypher."),
@@ -101,8 +92,3 @@ def _cause(code: str, gql_status: str) -> tuple[str, str]:
     if code.startswith(STATEMENT_CODES):
         return STATEMENT
     return "sandbox", "The query sandbox failed to run the statement."
-
-
-def is_timeout(code: str | None) -> bool:
-    """Whether the code says the transaction was cut by its time limit."""
-    return (code or "") in TIMEOUT_CODES

@@ -338,25 +338,6 @@ class Neo4jStore:
             async with self._session() as session:
                 return await session.execute_read(work)
 
-    async def write_many(self, steps: list[tuple[str, Mapping[str, Any]]]) -> list[list[Row]]:
-        """Runs several named statements in one write transaction, all or nothing."""
-        bounds = [self.timeout_s(name) for name, _ in steps]
-        timeout = None if None in bounds else max((b for b in bounds if b is not None), default=None)
-        names = ",".join(n for n, _ in steps)
-
-        @neo4j.unit_of_work(timeout=timeout, metadata={"statement": names})
-        async def work(tx: AsyncManagedTransaction) -> list[list[Row]]:
-            results = []
-            for name, params in steps:
-                result = await tx.run(statement(name), dict(params))
-                results.append([record.data() for record in await result.fetch(1_000_000)])
-            return results
-
-        batch = {**self.span_attributes, "db.operation.batch.size": len(steps)}
-        with tracing.statement(names, batch, write=True):
-            async with self._session() as session:
-                return await session.execute_write(work)
-
     async def write_then(
         self,
         first: tuple[str, Mapping[str, Any]],

@@ -51,8 +51,3 @@ async def rebuild_vector_index(store: Neo4jStore, dimensions: int) -> None:
     """Drops and recreates the vector index for a model of another dimension."""
     await store.write("schema_drop_record_embedding")
     await apply_schema(store, dimensions)
-
-
-async def schema_summary(store: Neo4jStore) -> list[dict[str, object]]:
-    """Index names, types and states, for readiness and tests."""
-    return await store.read("schema_indexes_read")

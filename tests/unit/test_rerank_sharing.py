@@ -4,6 +4,7 @@
   principal's asks keep their order.
 - A pair whose recall stopped waiting is never run.
 - Scores are kept per principal, question and words, and the least recently used leave first.
+- Every recall whose pairs wait or run counts as load, whoever asked it; an abandoned one does not.
 - Under load a recall reranks its even part of the candidates, then none; alone, all of them.
 """
 
@@ -72,18 +73,25 @@ def test_take_waits_for_work_and_ends_when_closed() -> None:
     assert got == [None]
 
 
-def test_sharing_counts_the_asks_served_before_or_beside_a_principal() -> None:
+def test_sharing_counts_every_recall_with_pairs_waiting_or_running() -> None:
     loop = asyncio.new_event_loop()
     try:
         queue = FairPairs()
-        queue.put("busy", ask(loop, 10))
-        queue.put("busy", ask(loop, 10))
-        assert queue.sharing("busy") == 2  # its own two (a new ask of its would be the third)
-        drain(queue, 4)
-        # The busy principal now weighs more than one that used nothing: its asks come after.
-        assert queue.sharing("quiet") == 0
-        queue.put("quiet", ask(loop, 3))
-        assert queue.sharing("busy") == 3  # the quiet ask goes before the busy one's
+        assert queue.sharing() == 0
+        first, second = ask(loop, 2), ask(loop, 1)
+        queue.put("busy", first)
+        queue.put("quiet", second)
+        assert queue.sharing() == 2
+        taken = [queue.take() for _ in range(3)]  # every pair handed out, none finished
+        assert queue.sharing() == 2  # running pairs still load the model
+        for held in taken:
+            assert held is not None
+            queue.done(held[0], held[1], 0.01)
+        assert queue.sharing() == 0
+        third = ask(loop, 3)
+        queue.put("busy", third)
+        third.abandoned = True  # its recall stopped waiting: it loads nothing
+        assert queue.sharing() == 0
     finally:
         loop.close()
 

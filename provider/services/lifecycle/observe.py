@@ -16,7 +16,7 @@ from typing import Any
 from provider import access, ids
 from provider.models import Caller, ReadRecord, RecordDraft, Writer
 from provider.services.lifecycle.ports import RecordStorage
-from provider.services.records import validation as rules
+from provider.services.records.content_words import content_words
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 from provider.services.types.catalog import ENTITY_TYPES
@@ -53,7 +53,7 @@ class ObserveService:
         memories = await self._entity_memories(caller, memory_id)
         matcher = NameMatcher(await self.record_store.entities(memories, ENTITY_TYPES))
         writer = Writer(kind="provider", id=self.provider_id, on_behalf_of=caller.principal)
-        texts = [rules.words_of(e.title, e.content) for e in episodes]
+        texts = [content_words(e.title, e.content) for e in episodes]
         # Matching names against every episode is CPU work: it runs off the event loop.
         mentions = await asyncio.to_thread(lambda: [matcher.mentioned(text) for text in texts])
         drafts = [

@@ -9,7 +9,7 @@ from provider import ids
 from provider.model_files import TokenCounter
 from provider.models import Caller, Primer, RecordVersion
 from provider.services.lifecycle.ports import RecordStorage
-from provider.services.records.validation import words_of
+from provider.services.records.content_words import content_words
 from provider.services.tree.memories import TreeService
 
 MAX_STANDING = 500
@@ -25,7 +25,7 @@ def record_block(v: RecordVersion) -> str:
     writer = f"{v.writer.kind}:{v.writer.id}" + (f" ({v.writer.type})" if v.writer.type else "")
     when = ids.iso(v.written_at)
     head = f'<record id="{v.record_id}" type="{v.type}" written_by="{writer}" written_at="{when}">'
-    return f"{head}\n{fence_text(words_of(v.title, v.content))}\n</record>"
+    return f"{head}\n{fence_text(content_words(v.title, v.content))}\n</record>"
 
 
 TOKENIZER = "all-MiniLM-L6-v2 wordpiece"  # what counts a budget's tokens, named in the answer

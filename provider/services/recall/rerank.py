@@ -25,7 +25,7 @@ class Reranker(Protocol):
         ...
 
     def sharing(self) -> int:
-        """Other recalls whose pairs the model serves before or beside the current principal's."""
+        """Other recalls whose pairs wait for the model or run in it now, whoever asked them."""
         ...
 
 
@@ -49,7 +49,7 @@ def reorder(head: list[Fused], scores: list[float], ended: list[bool]) -> list[F
 
 
 def head_size(candidates: int, sharing: int, shared_min: int) -> tuple[int, list[str]]:
-    """How many candidates a recall reranks while `sharing` other recalls use the model before or beside it.
+    """How many candidates a recall reranks while `sharing` other recalls use the model.
 
     Alone, all of them; shared, its even part of them, so the model's work (and every recall's wait)
     stays about what one recall's was; a part below `shared_min` (or below two) is none. `0` for

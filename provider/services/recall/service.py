@@ -277,8 +277,8 @@ class RecallService:
     async def _reranked(self, question: str, fused: list[Fused]) -> tuple[list[Fused], list[str]]:
         """The cross-encoder's order for the head of `fused`; the fused order when it is late or away.
 
-        The head is `rerank_candidates` long, or a recall's share of it while others use the model
-        before or beside it (`degraded` says so); with a cascade, its first part is read first and
+        The head is `rerank_candidates` long, or a recall's share of it while other recalls use the
+        model (`degraded` says so); with a cascade, its first part is read first and
         the rest only when none of the first answers surely. Each reranked hit's `rerank_run` says
         what was read.
         """
@@ -321,7 +321,7 @@ class RecallService:
         return ordered + rest, cut
 
     def _head_size(self) -> tuple[int, list[str]]:
-        """All the candidates, or this recall's share while others use the model before or beside it."""
+        """All the candidates, or this recall's share while other recalls use the model."""
         if self.reranker is None:
             return self.tuning.rerank_candidates, []
         sharing = self.reranker.sharing() if self.tuning.rerank_shared_min else 0

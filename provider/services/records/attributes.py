@@ -16,7 +16,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from provider.errors import MemoryInvalidError
 from provider.models import RecordVersion
-from provider.services.records import validation as rules
+from provider.services.records.content_words import content_words
 from provider.services.schemas import params as params_schema
 from provider.services.schemas.validator import FORMATS, REGISTRY, SafeValidator, metered
 from provider.services.types.catalog import ADDED
@@ -85,7 +85,7 @@ def projection(type_name: str, attributes: dict[str, Any], title: str | None = N
 
 def words_of(version: RecordVersion) -> str:
     """What recall reads of a version: title and content, then the type's projection of its fields."""
-    words = rules.words_of(version.title, version.content)
+    words = content_words(version.title, version.content)
     speaker = version.attributes.get("speaker") if version.type == "episode" else None
     if isinstance(speaker, str) and speaker.strip() and words:
         # A turn rarely names who said it, and questions do ("what did Caroline research?"): on
