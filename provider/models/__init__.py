@@ -46,12 +46,12 @@ from provider.models.principals import (
 )
 from provider.models.queries import (
     LANGUAGE,
+    CopiedReference,
     DataVersion,
     FreeQuery,
     NamedQuery,
     Projection,
     QueryRows,
-    Reference,
     ScopeVersion,
 )
 from provider.models.recall import (
@@ -143,6 +143,7 @@ __all__ = [
     "ClaimedObserveJob",
     "ConsolidationCandidate",
     "ConsolidationRun",
+    "CopiedReference",
     "CreatedMemory",
     "DataVersion",
     "EmbedReason",
@@ -209,7 +210,6 @@ __all__ = [
     "RecordRef",
     "RecordVersion",
     "RecordWords",
-    "Reference",
     "Referrer",
     "Repoint",
     "RerankRun",

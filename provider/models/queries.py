@@ -82,7 +82,7 @@ class FreeQuery:
 
 
 @dataclass(frozen=True)
-class Reference:
+class CopiedReference:
     """A reference as the copy holds it: to a record of the scope, or to an id-only stub."""
 
     source: str
@@ -97,17 +97,17 @@ class Projection:
 
     memories: list[dict[str, Any]] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)  # by memory, then id
-    references: list[Reference] = field(default_factory=list)
+    references: list[CopiedReference] = field(default_factory=list)
     stubs: list[str] = field(default_factory=list)
 
     @property
-    def stub_references(self) -> list[Reference]:
+    def stub_references(self) -> list[CopiedReference]:
         """References whose target is outside the scope."""
         stubbed = set(self.stubs)
         return [r for r in self.references if r.target in stubbed]
 
     @property
-    def inner_references(self) -> list[Reference]:
+    def inner_references(self) -> list[CopiedReference]:
         """References between records of the scope."""
         stubbed = set(self.stubs)
         return [r for r in self.references if r.target not in stubbed]

@@ -14,7 +14,7 @@ from itertools import groupby
 from typing import Any, Protocol
 
 from provider import metrics
-from provider.models import Projection, Reference
+from provider.models import CopiedReference, Projection
 from provider.store.catalogue import statement
 
 log = logging.getLogger("provider.sandbox")
@@ -152,7 +152,7 @@ def _tree(projection: Projection) -> list[dict[str, Any]]:
     return [{"id": m["id"], "parent_id": m["parent_id"]} for m in projection.memories if m.get("parent_id")]
 
 
-def _edge(ref: Reference) -> dict[str, Any]:
+def _edge(ref: CopiedReference) -> dict[str, Any]:
     return {"from": ref.source, "to": ref.target, "rel": ref.rel, "position": ref.position}
 
 
@@ -176,8 +176,8 @@ def warm_up_projection(records: int = WARM_UP_RECORDS) -> Projection:
         props |= {"valid_from": "2026-01-01", "valid_to": "2026-12-31"}
         projection.records.append(props)
         if i % 10 == 9:
-            projection.references.append(Reference(props["id"], f"hrec_warm{i - 1:06d}", "about", 0))
-    projection.references.append(Reference("hrec_warm000000", "hrec_gone", "about", 1))
+            projection.references.append(CopiedReference(props["id"], f"hrec_warm{i - 1:06d}", "about", 0))
+    projection.references.append(CopiedReference("hrec_warm000000", "hrec_gone", "about", 1))
     projection.stubs = ["hrec_gone"]
     return projection
 

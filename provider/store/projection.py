@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from provider.ids import now_ms
-from provider.models import Projection, Reference, ScopeVersion
+from provider.models import CopiedReference, Projection, ScopeVersion
 from provider.store.driver import Neo4jStore, Row
 
 PageKey = int  # a page holds records made after this instant (created_at)
@@ -109,7 +109,7 @@ def _records_into(
     for row in sorted(found, key=lambda r: (str(r[1]), str(r[0]))) if ordered else found:
         projection.records.append(_record_props(row))
         for rel, position, target, target_memory in sorted(row[-1], key=lambda r: (r[1], r[2])):
-            projection.references.append(Reference(row[0], target, rel, position))
+            projection.references.append(CopiedReference(row[0], target, rel, position))
             if target_memory not in inside:
                 stubs.add(target)
     projection.stubs = sorted(stubs)

@@ -26,7 +26,7 @@ from provider.models import (
     RunRead,
     Writer,
 )
-from provider.services.lifecycle.ports import ConsolidationStorage, RecordStorage
+from provider.services.lifecycle.ports import ConsolidationStorage, LifecycleRecords
 from provider.services.lifecycle.rules import decide
 from provider.services.records import attributes as kinds
 from provider.services.records.service import RecordService
@@ -96,7 +96,7 @@ class ConsolidationService:
         runs: ConsolidationStorage,
         records: RecordService,
         *,
-        record_store: RecordStorage,
+        record_store: LifecycleRecords,
         vectors: VectorModels,
         provider_id: str,
         threshold: float,

@@ -19,7 +19,7 @@ from provider.errors import JobNotFoundError, ProviderError
 from provider.fairness import FairGate, current_principal
 from provider.models import Caller, JobState, NewObserveJob, ReadRecord, RecordDraft
 from provider.services.lifecycle.observe import ObserveService
-from provider.services.lifecycle.ports import JobStorage, RecordStorage
+from provider.services.lifecycle.ports import JobStorage, LifecycleRecords
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
@@ -74,7 +74,7 @@ class ObserveJobs:
         records: RecordService,
         jobs: JobStorage,
         *,
-        record_store: RecordStorage,
+        record_store: LifecycleRecords,
         references: ReferenceResolver,
         lease_ms: int,
         concurrent: int,

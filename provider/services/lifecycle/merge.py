@@ -18,7 +18,7 @@ from provider import ids
 from provider.errors import MemoryInvalidError, UnavailableError
 from provider.models import EntityReferrer, RecordVersion, Repoint, StoredRecord, Writer
 from provider.services.lifecycle.consolidation import Run
-from provider.services.lifecycle.ports import ConsolidationStorage, EntityStorage, RecordStorage
+from provider.services.lifecycle.ports import ConsolidationStorage, EntityStorage, LifecycleRecords
 from provider.services.records import attributes as kinds
 from provider.services.records.service import RecordService
 from provider.services.types.catalog import ADDED
@@ -112,7 +112,7 @@ class EntityMerger:
         entities: EntityStorage,
         runs: ConsolidationStorage,
         *,
-        record_store: RecordStorage,
+        record_store: LifecycleRecords,
         vectors: VectorModels,
         reference_cap: int,
     ):

@@ -15,7 +15,7 @@ from typing import Any
 
 from provider import access, ids
 from provider.models import Caller, ReadRecord, RecordDraft, Writer
-from provider.services.lifecycle.ports import RecordStorage
+from provider.services.lifecycle.ports import LifecycleRecords
 from provider.services.records.content_words import content_words
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
@@ -27,7 +27,7 @@ class ObserveService:
     """Needs write; answers 200 with the episodes it kept (derivation runs at write time)."""
 
     def __init__(
-        self, tree: TreeService, records: RecordService, record_store: RecordStorage, provider_id: str
+        self, tree: TreeService, records: RecordService, record_store: LifecycleRecords, provider_id: str
     ):
         self.tree = tree
         self.records = records

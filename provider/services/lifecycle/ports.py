@@ -111,7 +111,7 @@ class JobStorage(Protocol):
     async def sweep(self, before: int, batch: int) -> int: ...
 
 
-class RecordStorage(Protocol):
+class LifecycleRecords(Protocol):
     """What the lifecycle services need of the record store."""
 
     async def entities(

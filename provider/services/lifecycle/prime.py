@@ -8,7 +8,7 @@ from typing import Any
 from provider import ids
 from provider.model_files import TokenCounter
 from provider.models import Caller, Primer, RecordVersion
-from provider.services.lifecycle.ports import RecordStorage
+from provider.services.lifecycle.ports import LifecycleRecords
 from provider.services.records.content_words import content_words
 from provider.services.tree.memories import TreeService
 
@@ -34,7 +34,7 @@ TOKENIZER = "all-MiniLM-L6-v2 wordpiece"  # what counts a budget's tokens, named
 class PrimeService:
     """Reads what a memory marks as always relevant; the caller decides where to put it."""
 
-    def __init__(self, tree: TreeService, records: RecordStorage, tokens: TokenCounter):
+    def __init__(self, tree: TreeService, records: LifecycleRecords, tokens: TokenCounter):
         self.tree = tree
         self.records = records
         self.tokens = tokens

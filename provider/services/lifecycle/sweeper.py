@@ -18,7 +18,7 @@ from provider import ids
 from provider.blobs import BlobStore
 from provider.services.lifecycle.consolidation import ConsolidationService
 from provider.services.lifecycle.jobs import ObserveJobs
-from provider.services.lifecycle.ports import RecordStorage
+from provider.services.lifecycle.ports import LifecycleRecords
 from provider.services.records.files import FileService
 from provider.services.records.idempotency import KEEP_MS, IdempotencyService
 
@@ -51,7 +51,7 @@ class Sweeper:
         files: FileService,
         blobs: BlobStore,
         jobs: ObserveJobs,
-        records: RecordStorage,
+        records: LifecycleRecords,
         lease_ms: int,
         interval_seconds: float,
     ):

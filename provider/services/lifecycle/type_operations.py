@@ -16,7 +16,7 @@ from provider.errors import MemoryInvalidError, MemoryUnsupportedError, RecordNo
 from provider.models import Caller, NamedRecord, OperationAsk, OperationOutcome, ReadRecord, StoredRecord
 from provider.services.lifecycle.consolidation import ConsolidationService
 from provider.services.lifecycle.merge import EntityMerger
-from provider.services.lifecycle.ports import RecordStorage
+from provider.services.lifecycle.ports import LifecycleRecords
 from provider.services.records.service import RecordService, writer_of
 from provider.services.tree.memories import TreeService
 from provider.services.types import catalog
@@ -53,7 +53,7 @@ class TypeService:
         records: RecordService,
         consolidation: ConsolidationService,
         merger: EntityMerger,
-        record_store: RecordStorage,
+        record_store: LifecycleRecords,
     ):
         self.record_store = record_store
         self.tree = tree
