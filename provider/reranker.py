@@ -162,11 +162,14 @@ class CrossEncoder:
 
         Pairs scored lately for the same principal, question and words come from the cache.
         """
-        try:
-            self.load()
-        except Exception as e:  # a fetch refused, a file unreadable, a graph that will not open
-            LOG.warning("reranker: unavailable, recall keeps its fused order: %s", e)
-            raise RerankerUnavailableError(f"the cross-encoder is unavailable: {e}") from e
+        if not self.loaded:  # a first use fetches and opens the graph: off the event loop, within the budget
+            try:
+                await asyncio.wait_for(asyncio.to_thread(self.load), budget_s)
+            except TimeoutError:
+                return None
+            except Exception as e:  # a fetch refused, a file unreadable, a graph that will not open
+                LOG.warning("reranker: unavailable, recall keeps its fused order: %s", e)
+                raise RerankerUnavailableError(f"the cross-encoder is unavailable: {e}") from e
         principal = current_principal.get()
         keys = [self.cache.key(principal, question, record) for record in records]
         scores: list[float | None] = [self.cache.get(key) for key in keys]
