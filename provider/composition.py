@@ -154,7 +154,8 @@ def build_services(
         lease_ms=settings.lease_ms,
         wait_seconds=settings.idempotency_wait_seconds,
     )
-    recall, graph = _recall(settings, store, tree, records, references, vectors, reranker)
+    snapshots = SnapshotService(tree, record_store)
+    recall, graph = _recall(settings, store, tree, snapshots, references, vectors, reranker)
     return Services(
         settings=settings,
         store=store,
@@ -168,7 +169,7 @@ def build_services(
         files=files,
         records=records,
         content=ContentService(records, files),
-        snapshots=SnapshotService(tree, record_store),
+        snapshots=snapshots,
         recall=recall,
         graph=graph,
         idempotency=idempotency_service,
@@ -309,7 +310,7 @@ def _recall(
     settings: Settings,
     store: Neo4jStore,
     tree: TreeService,
-    records: RecordService,
+    snapshots: SnapshotService,
     references: ReferenceResolver,
     vectors: VectorModels,
     reranker: CrossEncoder | None,
@@ -322,7 +323,7 @@ def _recall(
     recall = RecallService(
         tree,
         recall_store,
-        records,
+        snapshots,
         references,
         vectors,
         tuning=recall_tuning(settings),
@@ -330,7 +331,7 @@ def _recall(
         reranker=reranker or cross_encoder(settings),
     )
     graph = GraphService(
-        tree, Neo4jGraphStore(store), recall_store, records, references, subtree_cap=settings.subtree_cap
+        tree, Neo4jGraphStore(store), recall_store, references, subtree_cap=settings.subtree_cap
     )
     return recall, graph
 
@@ -371,7 +372,6 @@ def _lifecycle(
         Neo4jEntityStore(store, usage_limits(settings)),
         runs_store,
         record_store=record_store,
-        vectors=vectors,
         reference_cap=settings.limits().references,
     )
     consolidation = ConsolidationService(

@@ -55,8 +55,7 @@ from provider.models.queries import (
     ScopeVersion,
 )
 from provider.models.recall import (
-    TEXT_WORDS,
-    WORD,
+    Dnf,
     Explanation,
     FilterGroup,
     FilterLeaf,
@@ -70,6 +69,7 @@ from provider.models.recall import (
     Hit,
     Located,
     Place,
+    Predicate,
     RecallAnswer,
     RecallAsk,
     RecallHit,
@@ -80,7 +80,6 @@ from provider.models.recall import (
     Subject,
     WordHolder,
     WordMatches,
-    words_cut,
 )
 from provider.models.records import (
     ConsolidationCandidate,
@@ -128,6 +127,7 @@ from provider.models.vectors import (
     VectorState,
     other_slot,
 )
+from provider.models.words import TEXT_WORDS, WORD, words_cut
 
 __all__ = [
     "ALL_PRIVILEGES",
@@ -146,6 +146,7 @@ __all__ = [
     "CopiedReference",
     "CreatedMemory",
     "DataVersion",
+    "Dnf",
     "EmbedReason",
     "EntityReferrer",
     "ErasePlan",
@@ -195,6 +196,7 @@ __all__ = [
     "Page",
     "PagedRecord",
     "Place",
+    "Predicate",
     "Primer",
     "Principal",
     "Privilege",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -191,10 +190,10 @@ class GraphAsk:
     limit: int = 100
 
 
-WORD = re.compile(r"\w", re.UNICODE)
-
-
-TEXT_WORDS = 64  # words of a full-text search that reach Lucene
+# A compiled recall filter: a list of conjunctions of `{key, op, value}` ([[]] for none), passed to
+# static Cypher as a parameter so a filter never becomes query text (services/recall/filters.py).
+Predicate = dict[str, Any]
+Dnf = list[list[Predicate]]
 
 
 class Hit(NamedTuple):
@@ -203,11 +202,6 @@ class Hit(NamedTuple):
     record_id: str
     memory_id: str
     score: float | None
-
-
-def words_cut(text: str) -> bool:
-    """True when full text uses only the first TEXT_WORDS words (recall reports it in `degraded`)."""
-    return sum(1 for word in text.split() if WORD.search(word)) > TEXT_WORDS
 
 
 @dataclass(frozen=True)

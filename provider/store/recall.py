@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from provider.models import (
-    TEXT_WORDS,
     VECTOR_INDEXES,
-    WORD,
+    Dnf,
     HistoryRanking,
     Hit,
     RecordVersion,
@@ -17,6 +15,7 @@ from provider.models import (
     WordHolder,
     WordMatches,
 )
+from provider.models.words import searched_words
 from provider.store.driver import Neo4jStore
 from provider.store.records import version_from
 from provider.store.vector_cache import VectorCache
@@ -37,8 +36,7 @@ def lucene_terms(text: str) -> list[str]:
 
     AND, *, quotes and brackets become plain words; a word with no letter or digit is dropped.
     """
-    escaped = [LUCENE_SPECIAL.sub(r"\\\1", word) for word in text.split() if WORD.search(word)]
-    return ['"' + word + '"' for word in escaped[:TEXT_WORDS]]
+    return ['"' + LUCENE_SPECIAL.sub(r"\\\1", word) + '"' for word in searched_words(text)]
 
 
 def cosine_from_neo4j(score: float) -> float:
@@ -73,7 +71,7 @@ class Neo4jRecallStore:
         self,
         scope: list[str],
         vector: list[float],
-        dnf: Any,
+        dnf: Dnf,
         k: int,
         size: ScopeSize | None = None,
         slot: str = "embedding",
@@ -116,17 +114,17 @@ class Neo4jRecallStore:
                 return await self._exact(scope, vector, dnf, k, slot), "exact_fallback"
             fetch = min(INDEX_FETCH_MAX, fetch * FETCH_GROWTH)
 
-    async def _passing(self, scope: list[str], dnf: Any) -> set[str]:
+    async def _passing(self, scope: list[str], dnf: Dnf) -> set[str]:
         rows = await self.store.read("recall_filter_scope_ids", scope=scope, dnf=dnf)
         return {str(r["id"]) for r in rows}
 
-    async def _exact(self, scope: list[str], vector: list[float], dnf: Any, k: int, slot: str) -> list[Hit]:
+    async def _exact(self, scope: list[str], vector: list[float], dnf: Dnf, k: int, slot: str) -> list[Hit]:
         rows = await self.store.read(
             "recall_vector_exact", scope=scope, vector=vector, dnf=dnf, k=k, slot=slot
         )
         return [Hit(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows]
 
-    async def words(self, scope: list[str], text: str, dnf: Any, fetch: int) -> WordMatches:
+    async def words(self, scope: list[str], text: str, dnf: Dnf, fetch: int) -> WordMatches:
         """For each of the words, the records in scope holding it; the holders passing the filters.
 
         Raw counts only: recall scores them over the scope (no index-wide statistic reaches a ranking).
@@ -154,7 +152,7 @@ class Neo4jRecallStore:
             capped=any(int(seen) >= share for seen in row["seen"]),
         )
 
-    async def text(self, scope: list[str], text: str, dnf: Any, k: int) -> list[Hit]:
+    async def text(self, scope: list[str], text: str, dnf: Dnf, k: int) -> list[Hit]:
         """Full-text hits in scope scored by Lucene, whose statistics span the whole index.
 
         For a scope past `UHP_RECALL_WORDS_CANDIDATES` records only, where counting every holder would
@@ -180,7 +178,7 @@ class Neo4jRecallStore:
             fetch = min(INDEX_FETCH_MAX, fetch * FETCH_GROWTH)
 
     async def fields(
-        self, scope: list[str], dnf: Any, k: int, size: ScopeSize | None = None
+        self, scope: list[str], dnf: Dnf, k: int, size: ScopeSize | None = None
     ) -> tuple[list[Hit], str]:
         """Records passing the filters, newest first, and how they were found.
 
@@ -200,7 +198,7 @@ class Neo4jRecallStore:
         scope: list[str],
         as_of: int,
         include_all: bool,
-        dnf: Any,
+        dnf: Dnf,
         *,
         vector: list[float] | None,
         words: list[str],

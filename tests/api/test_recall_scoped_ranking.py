@@ -17,7 +17,7 @@ from provider.api.app import create_app
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from provider.models import WordHolder, WordMatches
-from provider.services.recall.words import scoped_bm25
+from provider.services.recall.bm25 import scoped_bm25
 from tests.api.lifecycle_support import observe
 from tests.api.recall_support import recall
 from tests.api.records_support import lab_on

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from provider.models import Hit
+from provider.models.words import MAX_QUERY_WORDS as MAX_WORDS
+from provider.models.words import query_words
 from provider.services.recall.fusion import fuse, fuse_scores
-from provider.services.recall.words import MAX_WORDS, query_words
 
 
 def test_query_words_drop_the_grammar_of_a_question() -> None:

@@ -24,11 +24,11 @@ from provider.models import (
     RunChange,
     RunCounts,
     RunRead,
+    StoredRecord,
     Writer,
 )
 from provider.services.lifecycle.ports import ConsolidationStorage, LifecycleRecords
 from provider.services.lifecycle.rules import decide
-from provider.services.records import attributes as kinds
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 from provider.services.types.catalog import ENTITY_TYPES
@@ -253,26 +253,15 @@ class ConsolidationService:
                 {**r, "record_id": kept, "memory_id": run.memory_id} if r["record_id"] == duplicate else r
                 for r in current.references
             ]
-            await self._append(run, current, replace(current, references=refs), stored.versions[0].written_at)
+            await self._append(run, stored, replace(current, references=refs))
         await self._forget(run, caller, duplicate)
 
-    async def _append(self, run: Run, current: RecordVersion, wanted: RecordVersion, created_at: int) -> None:
-        version = replace(
-            wanted,
-            version=current.version + 1,
-            supersedes=current.version,
-            status="active",
-            written_at=ids.now_ms(),
-            invalidated_at=None,
-            superseded_at=None,
-            forgotten_at=None,
-            writer=run.writer,
-        )
-        words = kinds.words_of(version)
-        vector = await self.vectors.one_for_write(words)
-        if await self.record_store.revise(version, words, vector, created_at):
+    async def _append(self, run: Run, stored: StoredRecord, wanted: RecordVersion) -> None:
+        """A run's next version of a record, always active; lost to a concurrent write, it is skipped."""
+        version = await self.records.append(stored, replace(wanted, status="active"), run.writer)
+        if version is not None:
             run.superseded += 1
-            await self._log(run, current.record_id, "superseded", current.version, version.version)
+            await self._log(run, stored.id, "superseded", stored.current, version.version)
 
     async def revert(self, caller: Caller, memory_id: str, run_id: str) -> ConsolidationRun:
         """Undoes a run by appending, never by rewriting.
@@ -316,7 +305,7 @@ class ConsolidationService:
         if stored.current != change.expected:
             return
         before = next(v for v in stored.versions if v.version == change.before)
-        await self._append(run, stored.latest(), before, stored.versions[0].written_at)
+        await self._append(run, stored, before)
 
     async def _run(self, memory_id: str, run_id: str) -> ConsolidationRun:
         found = await self.runs.run(memory_id, run_id)

@@ -23,7 +23,6 @@ from provider.services.records import attributes as kinds
 from provider.services.records.service import RecordService
 from provider.services.types.catalog import ADDED
 from provider.services.types.names import folded
-from provider.services.vectors import VectorModels
 
 MERGED_INTO = "merged_into"
 UNIONED = ("emails", "phones", "handles", "domains")
@@ -113,12 +112,11 @@ class EntityMerger:
         runs: ConsolidationStorage,
         *,
         record_store: LifecycleRecords,
-        vectors: VectorModels,
         reference_cap: int,
     ):
         self.records = records
         self.reference_cap = reference_cap  # a merged record holds at most this many, as a written one
-        self.record_store, self.vectors = record_store, vectors
+        self.record_store = record_store
         self.entities = entities
         self.runs = runs
 
@@ -168,25 +166,14 @@ class EntityMerger:
         return True
 
     async def _append(self, run: Run, stored: StoredRecord, wanted: RecordVersion, writer: Writer) -> None:
-        current, now = stored.latest(), ids.now_ms()
-        forgotten = wanted.status == "forgotten"
-        version = replace(
-            wanted,
-            version=current.version + 1,
-            supersedes=current.version,
-            written_at=now,
-            invalidated_at=now if forgotten else None,
-            superseded_at=None,
-            forgotten_at=now if forgotten else None,
-            writer=writer,
-        )
-        words = kinds.words_of(version)
-        vector = None if forgotten else await self.vectors.one_for_write(words)
-        if not await self.record_store.revise(version, words, vector, stored.versions[0].written_at):
+        version = await self.records.append(stored, wanted, writer)
+        if version is None:
             raise UnavailableError("A record of the merge was revised meanwhile; try the merge again.")
         run.seq += 1
         run.superseded += 1
-        await self.runs.log(run.id, run.seq, stored.id, "superseded", current.version, version.version, now)
+        await self.runs.log(
+            run.id, run.seq, stored.id, "superseded", stored.current, version.version, version.written_at
+        )
 
     async def _repoint(self, run: Run, plan: Plan, writer: Writer, writable: Writable) -> int:
         moved = 0

@@ -15,8 +15,8 @@ from typing import Any
 
 from provider import access, ids
 from provider.models import Caller, ReadRecord, RecordDraft, Writer
+from provider.models.words import content_words
 from provider.services.lifecycle.ports import LifecycleRecords
-from provider.services.records.content_words import content_words
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 from provider.services.types.catalog import ENTITY_TYPES

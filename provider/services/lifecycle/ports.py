@@ -1,8 +1,8 @@
 """The ports of lifecycle: what its services need of storage.
 
 That is consolidation runs, entity merges, observe jobs and the records they touch.
-The Neo4j stores in provider/store implement them; the composition root passes those in, and the fast
-tests pass in-memory fakes.
+The Neo4j stores in provider/store implement them and the composition root passes those in. These
+ports have no fakes yet: their services are tested against Neo4j (tests/api, tests/integration).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from provider.models import (
     RunStart,
     StoredObserveJob,
     StoredRecord,
-    Vectors,
     Writer,
 )
 
@@ -125,9 +124,5 @@ class LifecycleRecords(Protocol):
     async def read(self, record_id: str) -> StoredRecord | None: ...
 
     async def locate(self, record_ids: list[str]) -> dict[str, str]: ...
-
-    async def revise(
-        self, version: RecordVersion, words: str, vectors: Vectors | None, created_at: int
-    ) -> bool: ...
 
     async def forget(self, memory_id: str, record_id: str, now: int) -> None: ...

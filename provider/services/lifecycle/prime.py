@@ -8,8 +8,8 @@ from typing import Any
 from provider import ids
 from provider.model_files import TokenCounter
 from provider.models import Caller, Primer, RecordVersion
+from provider.models.words import content_words
 from provider.services.lifecycle.ports import LifecycleRecords
-from provider.services.records.content_words import content_words
 from provider.services.tree.memories import TreeService
 
 MAX_STANDING = 500

@@ -1,8 +1,8 @@
 """The ports of queries: what its services need of storage.
 
 That is query projections, named queries and the records a query answers with.
-The Neo4j stores in provider/store implement them; the composition root passes those in, and the fast
-tests pass in-memory fakes.
+The Neo4j stores in provider/store implement them and the composition root passes those in. These
+ports have no fakes yet: their services are tested against Neo4j (tests/api, tests/integration).
 """
 
 from __future__ import annotations

@@ -6,11 +6,9 @@ filter never becomes query text.
 
 from __future__ import annotations
 
-from typing import Any
-
 from provider.errors import MemoryInvalidError
 from provider.ids import parse_instant
-from provider.models import FilterLeaf, FilterNode
+from provider.models import Dnf, FilterLeaf, FilterNode, Predicate
 
 TIME_KEYS = {
     "time.valid_from": "valid_from_ms",
@@ -19,9 +17,6 @@ TIME_KEYS = {
     "time.invalidated_at": "invalidated_at",
 }
 MAX_CONJUNCTIONS = 64
-
-Predicate = dict[str, Any]
-Dnf = list[list[Predicate]]
 
 
 def compile_filters(tree: FilterNode | None, types: list[str] | None = None) -> Dnf:

@@ -9,7 +9,6 @@ from provider.errors import RecordNotFoundError
 from provider.models import Caller, GraphAnswer, GraphAsk, GraphEdge, GraphNode, Place, RecordRef
 from provider.services.recall.ports import GraphStorage, RecallStorage
 from provider.services.records.references import ReferenceResolver
-from provider.services.records.service import RecordService
 from provider.services.tree.memories import TreeService
 
 
@@ -21,7 +20,6 @@ class GraphService:
         tree: TreeService,
         graph: GraphStorage,
         recall: RecallStorage,
-        records: RecordService,
         references: ReferenceResolver,
         *,
         subtree_cap: int,
@@ -31,7 +29,6 @@ class GraphService:
         self.tree = tree
         self.graph = graph
         self.recall = recall
-        self.records = records
 
     def capabilities(self) -> dict[str, Any]:
         """Entities are records the writer states; the graph is the references between records."""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from provider import access, ids, tracing
 from provider.errors import RerankerUnavailableError
 from provider.models import (
-    TEXT_WORDS,
     Caller,
+    Dnf,
     Explanation,
     Hit,
     MemoryView,
@@ -21,9 +22,10 @@ from provider.models import (
     RecordVersion,
     RerankRun,
     ScopeSize,
-    words_cut,
 )
+from provider.models.words import TEXT_WORDS, history_words, query_words, words_cut
 from provider.services.recall.abstain import abstains
+from provider.services.recall.bm25 import scoped_bm25
 from provider.services.recall.dates import named_period
 from provider.services.recall.filters import compile_filters
 from provider.services.recall.fusion import Fused, fuse, fuse_scores
@@ -31,15 +33,25 @@ from provider.services.recall.ports import RecallStorage
 from provider.services.recall.recency import newer_first
 from provider.services.recall.rerank import Reranker, head_size, reorder
 from provider.services.recall.tuning import RecallTuning
-from provider.services.recall.words import query_words, scoped_bm25
 from provider.services.records.references import ReferenceResolver
-from provider.services.records.service import RecordService
+from provider.services.records.snapshots import SnapshotService
 from provider.services.tree.memories import TreeService
 from provider.services.vectors import VectorModels
 
 SIGNALS = ("query", "text", "filters")
 # The question's vector, being computed since the request was authenticated.
 Embedding = asyncio.Task[tuple[str, list[list[float]]]]  # the slot read, the question's vector
+
+
+@dataclass
+class Ranking:
+    """A recall's fused ranking before hydration: how it was found, and what it had to leave out."""
+
+    hits: list[Fused]
+    best: float | None  # the best similarity to the question (abstain judges it); None when unasked
+    strategy: str  # how meaning (or fields) was searched, as the answer reports it
+    instant: int | None = None  # the instant a history recall is true at; None for now
+    degraded: list[str] = field(default_factory=list)
 
 
 class RecallService:
@@ -49,7 +61,7 @@ class RecallService:
         self,
         tree: TreeService,
         recall: RecallStorage,
-        records: RecordService,
+        snapshots: SnapshotService,
         references: ReferenceResolver,
         vectors: VectorModels,
         *,
@@ -59,7 +71,7 @@ class RecallService:
     ):
         self.tree = tree
         self.store = recall
-        self.records = records
+        self.snapshots = snapshots
         self.references = references
         self.vectors = vectors
         self.tuning = tuning
@@ -118,13 +130,14 @@ class RecallService:
         # The memories the answer names (the parent, the children, and where results live: mostly the
         # asked memory or a child) are read while the signals run; a result deeper down is read after.
         named = ([parent_id] if parent_id else []) + children_ids
-        (ranked, best, strategy, instant, cut), early_views = await asyncio.gather(
+        ranking, early_views = await asyncio.gather(
             self._ranked(caller, request, scope, dnf, embedding, size),
             self.tree.views(caller, sorted({*named, memory_id})),
         )
-        degraded += cut
+        degraded += ranking.degraded
+        instant = ranking.instant
         views = {v.node.id: v for v in early_views}
-        ranked = ranked[: request.limit]
+        ranked = ranking.hits[: request.limit]
         if instant is None and request.include != "all":
             ranked += await self._other_sides(caller, ranked, frozenset(reach.readable_scope()))
         deeper = sorted({h.memory_id for h in ranked} - views.keys())
@@ -142,8 +155,8 @@ class RecallService:
             parent=parent,
             children=children,
             degraded=degraded,
-            abstain=abstains(request, len(results), best, await self._threshold(embedding)),
-            strategy=strategy,
+            abstain=abstains(request, len(results), ranking.best, await self._threshold(embedding)),
+            strategy=ranking.strategy,
             explanations=explanations,
         )
 
@@ -193,27 +206,26 @@ class RecallService:
         caller: Caller,
         request: RecallAsk,
         scope: list[str],
-        dnf: Any,
+        dnf: Dnf,
         embedding: Embedding | None,
         size: ScopeSize,
-    ) -> tuple[list[Fused], float | None, str, int | None, list[str]]:
-        """The fused ranking, its best similarity, how it was found, and the instant it is true at."""
-        instant = await self.records.instant(caller, request.as_of)
+    ) -> Ranking:
+        """The fused ranking of the current records, or of the versions true at `as_of`."""
+        instant = await self.snapshots.instant(caller, request.as_of)
         if instant is not None or request.include == "all":
-            fused, best, strategy, cut = await self._history(request, scope, dnf, instant, embedding)
+            ranking = await self._history(request, scope, dnf, instant, embedding)
             if request.rerank:
-                cut.append("rerank:not_for_history")  # asked for; the cross-encoder reads current words
-            return fused, best, strategy, instant, cut
-        fused, best, strategy, cut = await self._current(request, scope, dnf, embedding, size)
-        return fused, best, strategy, instant, cut
+                ranking.degraded.append("rerank:not_for_history")  # the cross-encoder reads current words
+            return ranking
+        return await self._current(request, scope, dnf, embedding, size)
 
     @property
     def _rerank_default(self) -> bool:
         return self.tuning.rerank and self.reranker is not None
 
     async def _current(
-        self, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None, size: ScopeSize
-    ) -> tuple[list[Fused], float | None, str, list[str]]:
+        self, request: RecallAsk, scope: list[str], dnf: Dnf, embedding: Embedding | None, size: ScopeSize
+    ) -> Ranking:
         rankings, strategy, cut = await self._signals(request, scope, dnf, embedding, size)
         fused = self._fuse(rankings)
         wants = request.rerank if request.rerank is not None else self.tuning.rerank
@@ -228,11 +240,10 @@ class RecallService:
         if request.filters is not None:
             for hit in fused:
                 hit.why = [*hit.why, "filters"] if "filters" not in hit.why else hit.why
-        best = max((h.similarity for h in fused if h.similarity is not None), default=None)
-        return fused, best, strategy, cut
+        return Ranking(fused, _best(fused), strategy, degraded=cut)
 
     async def _signals(
-        self, request: RecallAsk, scope: list[str], dnf: Any, embedding: Embedding | None, size: ScopeSize
+        self, request: RecallAsk, scope: list[str], dnf: Dnf, embedding: Embedding | None, size: ScopeSize
     ) -> tuple[dict[str, list[Hit]], str, list[str]]:
         """Each signal's ranking of the scope, how meaning was searched, and what was cut."""
         k = max(request.limit * 2, self.tuning.candidates)
@@ -258,7 +269,7 @@ class RecallService:
         return rankings, strategy, cut
 
     async def _word_hits(
-        self, scope: list[str], words: str, dnf: Any, k: int, size: ScopeSize
+        self, scope: list[str], words: str, dnf: Dnf, k: int, size: ScopeSize
     ) -> tuple[list[Hit], list[str]]:
         """BM25 counted over the scope; past `words_candidates` records in it, Lucene's own scores.
 
@@ -389,13 +400,13 @@ class RecallService:
         return fuse(rankings)
 
     async def _history(
-        self, request: RecallAsk, scope: list[str], dnf: Any, instant: int | None, embedding: Embedding | None
-    ) -> tuple[list[Fused], float | None, str, list[str]]:
+        self, request: RecallAsk, scope: list[str], dnf: Dnf, instant: int | None, embedding: Embedding | None
+    ) -> Ranking:
         """Neo4j ranks the newest `history_window` versions; only each signal's top rows come back."""
         at = instant if instant is not None else ids.now_ms() + 1
         slot, vectors = (await embedding) if embedding is not None else ("embedding", [None])
         vector = vectors[0]
-        words = [word.lower() for word in request.text.split()] if request.text else []
+        words = history_words(request.text) if request.text else []
         ranked = await self.store.history(
             scope,
             at,
@@ -416,8 +427,7 @@ class RecallService:
         if not rankings:
             rankings["filters"] = ranked.newest
         fused = fuse(rankings)
-        best = max((h.similarity for h in fused if h.similarity is not None), default=None)
-        return fused, best, "history_scan", cut
+        return Ranking(fused, _best(fused), "history_scan", instant, cut)
 
     async def _hydrate(
         self,
@@ -465,3 +475,8 @@ class RecallService:
         slot, _ = await embedding
         state = await self.vectors.state()
         return self.abstain_below(state.models.get(slot, state.active_model))
+
+
+def _best(fused: list[Fused]) -> float | None:
+    """The best similarity to the question among the hits; None when meaning was not searched."""
+    return max((h.similarity for h in fused if h.similarity is not None), default=None)

@@ -16,7 +16,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from provider.errors import MemoryInvalidError
 from provider.models import RecordVersion
-from provider.services.records.content_words import content_words
+from provider.models.words import content_words
 from provider.services.schemas import params as params_schema
 from provider.services.schemas.validator import FORMATS, REGISTRY, SafeValidator, metered
 from provider.services.types.catalog import ADDED

@@ -29,6 +29,7 @@ from provider.services.records import attributes as kinds
 from provider.services.records.files import FileService
 from provider.services.records.ports import RecordStorage
 from provider.services.records.references import ReferenceResolver
+from provider.services.records.snapshots import instant_of
 from provider.services.tree.memories import TreeService, decode_cursor, encode_cursor
 from provider.services.vectors import VectorModels
 
@@ -41,6 +42,24 @@ def writer_of(caller: Caller) -> Writer:
 
 
 EmbeddedRow = tuple[RecordVersion, str, Vectors | None]
+
+
+def next_version(current: RecordVersion, wanted: RecordVersion, writer: Writer, now: int) -> RecordVersion:
+    """`wanted` numbered after `current`, naming it as superseded, written now by `writer`.
+
+    A version that closes the record (status `forgotten`) is forgotten and invalid from now on.
+    """
+    forgotten = wanted.status == "forgotten"
+    return replace(
+        wanted,
+        version=current.version + 1,
+        supersedes=current.version,
+        written_at=now,
+        invalidated_at=now if forgotten else None,
+        superseded_at=None,
+        forgotten_at=now if forgotten else None,
+        writer=writer,
+    )
 
 
 @dataclass
@@ -199,7 +218,7 @@ class RecordService:
     async def get(self, caller: Caller, memory_id: str, record_id: str, as_of: str | None) -> ReadRecord:
         """One record now, or as it stood at an instant or snapshot."""
         stored, _ = await self._stored(caller, memory_id, record_id, "read")
-        version = stored.at(await self.instant(caller, as_of))
+        version = stored.at(await instant_of(self.tree, self.records, caller, as_of))
         if version is None:
             raise RecordNotFoundError("The record did not exist at that instant.", param="as_of")
         return await self._as_read(caller, version)
@@ -223,7 +242,7 @@ class RecordService:
         """One page of the memory's records; forgotten ones only with include=all."""
         await self.tree.require(caller, memory_id, "read")
         start = decode_cursor(cursor)
-        instant = await self.instant(caller, as_of)
+        instant = await instant_of(self.tree, self.records, caller, as_of)
         page = await self.records.page(
             memory_id, kind=kind, as_of=instant, include_all=include == "all", skip=start, limit=limit + 1
         )
@@ -239,10 +258,10 @@ class RecordService:
             stored, shown = await self._stored(caller, memory_id, record_id, "write")
             current = stored.latest()
             self._check_revisable(current)
-            version, words = await self._next_version(caller, current, changes)
-            if await self.records.revise(
-                version, words, await self._embedding(words), stored.versions[0].written_at
-            ):
+            version = await self.append(
+                stored, await self._revised(caller, current, changes), writer_of(caller)
+            )
+            if version is not None:
                 return await self._as_read(caller, version, shown=shown)
         raise UnavailableError("The record is being revised by others; try again.")
 
@@ -255,9 +274,23 @@ class RecordService:
         if current.status == "forgotten":
             raise MemoryInvalidError("A forgotten record cannot be revised.", param="record_id")
 
-    async def _next_version(
-        self, caller: Caller, current: RecordVersion, changes: RecordChanges
-    ) -> tuple[RecordVersion, str]:
+    async def append(
+        self, stored: StoredRecord, wanted: RecordVersion, writer: Writer
+    ) -> RecordVersion | None:
+        """Writes `wanted` as the record's next version (next_version), embedded unless it is forgotten.
+
+        The one way a record gains a version: revise, consolidation and merge all append through it.
+        None when another version landed first: the caller retries or gives up.
+        """
+        version = next_version(stored.latest(), wanted, writer, ids.now_ms())
+        words = kinds.words_of(version)
+        vectors = None if version.status == "forgotten" else await self._embedding(words)
+        if await self.records.revise(version, words, vectors, stored.versions[0].written_at):
+            return version
+        return None
+
+    async def _revised(self, caller: Caller, current: RecordVersion, changes: RecordChanges) -> RecordVersion:
+        """The current version with the changes asked for, checked; append numbers and stamps it."""
         given = changes.given
         title = changes.title if "title" in given else current.title
         content = current.content
@@ -278,24 +311,16 @@ class RecordService:
         if "references" in given:
             asked = await self.references.for_write(changes.references)
             references = await self.references.keep_unseen(caller, current.references, asked)
-        version = replace(
+        return replace(
             current,
             title=title,
             content=content,
             attributes=attributes,
             references=references,
-            version=current.version + 1,
             status="active",
-            supersedes=current.version,
             valid_from=valid_from,
             valid_to=valid_to,
-            written_at=ids.now_ms(),
-            invalidated_at=None,
-            superseded_at=None,
-            forgotten_at=None,
-            writer=writer_of(caller),
         )
-        return version, kinds.words_of(version)
 
     async def forget(self, caller: Caller, memory_id: str, record_id: str) -> ReadRecord:
         """Closes the record; its chain stays for history."""
@@ -315,21 +340,6 @@ class RecordService:
             "forget": "native",
             "content": {"media": list(self.files.media), "bytes": "kept", "describes": []},
         }
-
-    async def instant(self, caller: Caller, as_of: str | None) -> int | None:
-        """`as_of` as milliseconds: an ISO 8601 instant or a snapshot the caller may read."""
-        if as_of is None or as_of == "":
-            return None
-        if as_of.startswith(ids.SNAPSHOT):
-            snapshot = await self.records.snapshot(as_of)
-            views = await self.tree.views(caller, [snapshot.memory_id]) if snapshot else []
-            if snapshot is None or not access.may(views[0].privileges if views else None, "read"):
-                raise MemoryInvalidError("No snapshot with that id is readable here.", param="as_of")
-            return snapshot.at_ms
-        try:
-            return ids.parse_instant(as_of)
-        except ValueError as e:
-            raise MemoryInvalidError("as_of is an ISO 8601 instant or a snapshot id.", param="as_of") from e
 
     async def answered(
         self, caller: Caller, versions: list[RecordVersion], *, shown: bool

@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
-from provider import ids
-from provider.errors import MemoryNotFoundError
+from provider import access, ids
+from provider.errors import MemoryInvalidError, MemoryNotFoundError
 from provider.models import Caller, Snapshot
 from provider.services.records.ports import RecordStorage
 from provider.services.tree.memories import TreeService
+
+
+async def instant_of(
+    tree: TreeService, records: RecordStorage, caller: Caller, as_of: str | None
+) -> int | None:
+    """`as_of` as milliseconds: an ISO 8601 instant or a snapshot the caller may read; None for now.
+
+    The one place `as_of` is read, for a record's read, a listing and a recall alike.
+    """
+    if as_of is None or as_of == "":
+        return None
+    if as_of.startswith(ids.SNAPSHOT):
+        snapshot = await records.snapshot(as_of)
+        views = await tree.views(caller, [snapshot.memory_id]) if snapshot else []
+        if snapshot is None or not access.may(views[0].privileges if views else None, "read"):
+            raise MemoryInvalidError("No snapshot with that id is readable here.", param="as_of")
+        return snapshot.at_ms
+    try:
+        return ids.parse_instant(as_of)
+    except ValueError as e:
+        raise MemoryInvalidError("as_of is an ISO 8601 instant or a snapshot id.", param="as_of") from e
 
 
 class SnapshotService:
@@ -31,6 +52,10 @@ class SnapshotService:
         if stored is None:
             raise MemoryNotFoundError("No memory with that id exists.", param="memory_id")
         return stored
+
+    async def instant(self, caller: Caller, as_of: str | None) -> int | None:
+        """The instant `as_of` names (instant_of)."""
+        return await instant_of(self.tree, self.records, caller, as_of)
 
     async def listing(self, caller: Caller, memory_id: str) -> list[Snapshot]:
         """Oldest first."""
