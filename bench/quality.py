@@ -265,14 +265,13 @@ def variants_of(base: Settings, weights: list[float], named: list[str]) -> dict[
     each `--variant name:setting=value,...` (values read as JSON)."""
     variants = {"settings": base}
     if weights or named:
-        variants["rrf"] = base.model_copy(update={"recall_words_weight": None, "recall_query_words": False})
+        variants["rrf"] = base.changed(recall_words_weight=None, recall_query_words=False)
     for weight in weights:
-        update = {"recall_words_weight": weight, "recall_query_words": True}
-        variants[f"words={weight}"] = base.model_copy(update=update)
+        variants[f"words={weight}"] = base.changed(recall_words_weight=weight, recall_query_words=True)
     for spec in named:
         name, _, pairs = spec.partition(":")
         update = {k: json.loads(v) for k, _, v in (pair.partition("=") for pair in pairs.split(",") if pair)}
-        variants[name] = base.model_copy(update=update)
+        variants[name] = base.changed(**update)
     return variants
 
 
@@ -336,9 +335,9 @@ def run(
         }
     result["variants"] = {
         v: {
-            "recall_words_weight": s.recall_words_weight,
-            "recall_query_words": s.recall_query_words,
-            "recall_candidates": s.recall_candidates,
+            "recall_words_weight": s.recall.words_weight,
+            "recall_query_words": s.recall.query_words,
+            "recall_candidates": s.recall.candidates,
         }
         for v, s in variants.items()
     }

@@ -90,7 +90,7 @@ def run(target: Neo4jTarget, options: argparse.Namespace) -> dict[str, Any]:
                         for row in session.driver.execute_query(
                             statement("recall_rerank_texts"),
                             ids=ids,
-                            chars=settings.recall_rerank_max_tokens * 8,
+                            chars=settings.recall.rerank_max_tokens * 8,
                             now=int(time.time() * 1000),
                         ).records
                     }

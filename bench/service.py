@@ -24,5 +24,4 @@ def bench_settings(
         neo4j_user=target.user,
         neo4j_password=SecretStr(target.password),
         file_dir=files or Path(tempfile.mkdtemp(prefix="uhp-bench-files-")),
-        **fields,
-    )
+    ).changed(**fields)

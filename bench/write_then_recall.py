@@ -61,9 +61,9 @@ def measure(target: Neo4jTarget, records: int, count: int) -> dict[str, Any]:
     admin_key = "adm_" + secrets.token_urlsafe(24)
     base = bench_settings(target, admin_key)
     variants: dict[str, Settings] = {
-        "load after 1 question": base.model_copy(update={"recall_vector_cache_load_after": 1}),
-        "load after 2 questions": base.model_copy(update={"recall_vector_cache_load_after": 2}),
-        "cache off (Cypher scan)": base.model_copy(update={"recall_vector_cache_mb": 0}),
+        "load after 1 question": base.changed(recall_vector_cache_load_after=1),
+        "load after 2 questions": base.changed(recall_vector_cache_load_after=2),
+        "cache off (Cypher scan)": base.changed(recall_vector_cache_mb=0),
     }
     questions = [text for text, _ in corpus.questions(count)]
     result: dict[str, Any] = {"records": records, "questions": count, "rows": {}}

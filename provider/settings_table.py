@@ -11,7 +11,7 @@ from pydantic import AliasChoices, SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings
 
-from provider.config import Settings
+from provider.config import Settings, setting_fields
 
 BEGIN = "<!-- settings table: from provider/config.py by `python -m provider settings-table --write` -->"
 END = "<!-- end of the settings table -->"
@@ -165,13 +165,12 @@ def table(settings: type[BaseSettings] = Settings) -> str:
     return "\n".join([HEADER, *rows])
 
 
-def grouped(settings: type[BaseSettings] = Settings) -> str:
+def grouped() -> str:
     """One table per capability (`CAPABILITIES`), each under its heading, rows in the group's order."""
-    prefix = str(settings.model_config.get("env_prefix", ""))
-    fields = settings.model_fields
+    fields = setting_fields()
     sections = []
     for title, names in CAPABILITIES:
-        rows = [row(name, fields[name], prefix) for name in names]
+        rows = [row(*fields[name]) for name in names]
         sections.append("\n".join([f"### {title}", "", HEADER, *rows]))
     return "\n\n".join(sections)
 

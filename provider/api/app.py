@@ -51,7 +51,7 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
         if isinstance(model, SentenceTransformerEmbedder | OnnxEmbedder):
             await asyncio.to_thread(model.load)
         reranker = cross_encoder(settings)
-        if settings.recall_rerank:
+        if settings.recall.rerank:
             await asyncio.to_thread(reranker.load)
         store = open_store(settings)
         services = build_services(settings, store, model, reranker)

@@ -159,13 +159,8 @@ def batching(settings: Settings, embedder: OnnxEmbedder) -> Iterator[str]:
     needs: what is left to differ between a question asked alone and asked with seven others is only
     what the rule forbids (a batch's neighbours changing a vector or a score), never the machine's speed.
     """
-    roomy = settings.model_copy(
-        update={
-            "embed_batch_wait_ms": 20.0,
-            "read_slots": 8,
-            "recall_rerank_shared_min": 0,
-            "recall_rerank_budget_ms": 120_000,
-        }
+    roomy = settings.changed(
+        embed_batch_wait_ms=20.0, read_slots=8, recall_rerank_shared_min=0, recall_rerank_budget_ms=120_000
     )
     yield from served_in_thread(create_app(roomy, embedder=embedder))
 

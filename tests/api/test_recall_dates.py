@@ -18,7 +18,7 @@ from tests.conftest import Member
 @pytest.fixture(scope="module")
 def lifting(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     """An app on the suite's Neo4j that lifts dated candidates by the whole best score."""
-    own = settings.model_copy(update={"recall_date_boost": 1.0})
+    own = settings.changed(recall_date_boost=1.0)
     with TestClient(create_app(own, embedder=embedder)) as app:
         yield app
 
@@ -57,7 +57,7 @@ def test_a_named_date_lifts_what_holds_then(lifting: TestClient, alice: Member) 
 
 
 def test_zero_turns_it_off(settings: Settings, embedder: OnnxEmbedder, alice: Member) -> None:
-    own = settings.model_copy(update={"recall_date_boost": 0.0})
+    own = settings.changed(recall_date_boost=0.0)
     with TestClient(create_app(own, embedder=embedder)) as plain, lab_on(plain) as lab:
         memory, may, _ = dinners(lab, alice)
         dated = recall(plain, alice, memory, query=f"{DATED} on 7 July, 2023?")

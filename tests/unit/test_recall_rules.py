@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from provider import ids
-from provider.composition import recall_tuning
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from provider.errors import MemoryInvalidError, MemoryNotFoundError, RecordNotFoundError
@@ -89,7 +88,8 @@ def _recalls(rules: Rules, settings: Settings) -> Recalls:
             SnapshotService(rules.tree, rules.store),
             rules.records.references,
             rules.records.vectors,
-            tuning=recall_tuning(settings),
+            tuning=settings.recall,
+            subtree_cap=settings.subtree_cap,
             abstain_below=partial(abstain_threshold, settings),
             reranker=None,
         ),

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from provider import access, ids, tracing
+from provider.config import RecallSettings
 from provider.errors import RerankerUnavailableError
 from provider.models import (
     Caller,
@@ -32,7 +33,6 @@ from provider.services.recall.fusion import Fused, fuse, fuse_scores
 from provider.services.recall.ports import RecallStorage
 from provider.services.recall.recency import newer_first
 from provider.services.recall.rerank import Reranker, head_size, reorder
-from provider.services.recall.tuning import RecallTuning
 from provider.services.records.references import ReferenceResolver
 from provider.services.records.snapshots import SnapshotService
 from provider.services.tree.memories import TreeService
@@ -65,7 +65,8 @@ class RecallService:
         references: ReferenceResolver,
         vectors: VectorModels,
         *,
-        tuning: RecallTuning,
+        tuning: RecallSettings,
+        subtree_cap: int,
         abstain_below: Callable[[str], float],
         reranker: Reranker | None,
     ):
@@ -75,6 +76,7 @@ class RecallService:
         self.references = references
         self.vectors = vectors
         self.tuning = tuning
+        self.subtree_cap = subtree_cap
         self.abstain_below = abstain_below  # of the model that embeds the question
         self.reranker = reranker
         self.rerank_budget_s = tuning.rerank_budget_ms / 1000
@@ -86,7 +88,7 @@ class RecallService:
                 "signals": list(SIGNALS),
                 "abstain": True,
                 "fusion": "rrf" if self.tuning.words_weight is None else "scores",
-                "subtree_cap": self.tuning.subtree_cap,
+                "subtree_cap": self.subtree_cap,
                 "rerank": {"available": self.reranker is not None, "default": self._rerank_default},
                 "explain": True,
             }
@@ -115,7 +117,7 @@ class RecallService:
             caller, memory_id, max(request.depth, 1) if request.depth is not None else None
         )
         reach.require("read")
-        scoped = access.scope_for(reach, request.depth, self.tuning.subtree_cap)
+        scoped = access.scope_for(reach, request.depth, self.subtree_cap)
         scope, degraded = scoped.memory_ids, list(scoped.degraded)
         size = ScopeSize(
             in_scope=sum(sizes.records.get(m, 0) for m in scope),
@@ -389,7 +391,7 @@ class RecallService:
         """The words to search and the signal they count as: `text`, else the query's own words."""
         if request.text:
             return request.text, "text"
-        if request.query and self.tuning.search_query_words:
+        if request.query and self.tuning.query_words:
             return query_words(request.query[: self.tuning.query_scan_chars]) or None, "query_words"
         return None, "text"
 
