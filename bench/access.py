@@ -37,10 +37,12 @@ from neo4j import AsyncDriver  # noqa: E402
 
 from bench.report import on_neo4j, report  # noqa: E402
 from provider import access  # noqa: E402
+from provider.models import UsageLimits  # noqa: E402
 from provider.services.tree.memories import view_of  # noqa: E402
 from provider.store.driver import Neo4jStore  # noqa: E402
 from provider.store.memories import Neo4jMemoryStore  # noqa: E402
 from provider.store.schema import apply_schema  # noqa: E402
+from provider.store.usage import Neo4jUsageStore  # noqa: E402
 from tests.neo4j_target import Neo4jTarget  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "access.json"
@@ -338,7 +340,9 @@ async def run(target: Neo4jTarget, calls: int, warmup: int, seed: int) -> dict[s
     try:
         await apply_schema(store, DIMENSIONS)
         write_s = await write(store.driver, world)
-        timings = await measure(Neo4jMemoryStore(store), world, calls, warmup)
+        timings = await measure(
+            Neo4jMemoryStore(store, Neo4jUsageStore(store, UsageLimits())), world, calls, warmup
+        )
     finally:
         removed = await remove(store.driver, prefix)
         await store.close()

@@ -27,17 +27,15 @@ from bench.corpus import items
 from bench.embeddings import percentile
 from bench.service import bench_settings
 from provider.cli_import import BulkImporter
-from provider.composition import build_services
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from provider.models import Caller
 from provider.protocol.record_requests import RecordCreate
 from provider.protocol.wire import parse
+from provider.runtime import running
 from provider.services.records import attributes as kinds
 from provider.services.records.service import RecordService
 from provider.services.tree.memories import MemoryDraft
-from provider.store.driver import Neo4jStore
-from provider.store.schema import apply_schema
 from tests.neo4j_target import provision
 
 RESULTS = Path(__file__).resolve().parent / "results" / "bulk_import.json"
@@ -94,41 +92,38 @@ async def measure(settings: Settings, path: Path, batch: int) -> dict[str, Any]:
     meanwhile shows as two different rates; the ratio is over both.
     """
     embedder = OnnxEmbedder(settings.embedding_model, cache_dir=settings.cache_dir / "onnx", batch_size=batch)
-    await asyncio.to_thread(embedder.load)
-    store = Neo4jStore.from_settings(settings)
-    services = build_services(settings, store, embedder)
-    await apply_schema(store, embedder.dimension)
-    member = await services.admin.create_member("agent", "bulk bench")
-    caller = Caller(member_id=member.id, member_type="agent")
-    memory = await services.tree.create(caller, MemoryDraft(name="bulk import bench"))
-    importer = BulkImporter(services.records, batch_size=batch, progress=sys.stderr)
-    results: dict[str, Any] = {}
-    try:
-        texts = await embedded_words(services.records, caller, memory.node.id, path)
-        await embedder.embed(texts[:batch])  # warm: the first run of an ONNX session costs more
-        results["model_before"] = await model_rate(embedder, texts, batch)
-        print(f"model_before: {json.dumps(results['model_before'])}", file=sys.stderr, flush=True)
-        for label in ("import", "replay"):
-            started = time.perf_counter()
-            summary = await importer.run(caller, memory.node.id, path, resume=False)
-            seconds = time.perf_counter() - started
-            handled = summary.created + summary.skipped_existing
-            results[label] = {
-                "records": handled,
-                "created": summary.created,
-                "seconds": round(seconds, 2),
-                "records_per_s": round(handled / seconds, 1),
-                "rejected": len(summary.rejected),
-            }
-            # Said at once: the numbers survive a failure of what follows (the clean-up included).
-            print(f"{label}: {json.dumps(results[label])}", file=sys.stderr, flush=True)
-        importer.state_path(path, memory.node.id).unlink(missing_ok=True)
-        results["model_after"] = await model_rate(embedder, texts, batch)
-        print(f"model_after: {json.dumps(results['model_after'])}", file=sys.stderr, flush=True)
-    finally:
-        await services.tree.delete(caller, memory.node.id)
-        await store.close()
-    return results
+    async with running(settings, embedder=embedder) as runtime:
+        services = runtime.services
+        member = await services.admin.create_member("agent", "bulk bench")
+        caller = Caller(member_id=member.id, member_type="agent")
+        memory = await services.tree.create(caller, MemoryDraft(name="bulk import bench"))
+        importer = BulkImporter(services.records, batch_size=batch, progress=sys.stderr)
+        results: dict[str, Any] = {}
+        try:
+            texts = await embedded_words(services.records, caller, memory.node.id, path)
+            await embedder.embed(texts[:batch])  # warm: the first run of an ONNX session costs more
+            results["model_before"] = await model_rate(embedder, texts, batch)
+            print(f"model_before: {json.dumps(results['model_before'])}", file=sys.stderr, flush=True)
+            for label in ("import", "replay"):
+                started = time.perf_counter()
+                summary = await importer.run(caller, memory.node.id, path, resume=False)
+                seconds = time.perf_counter() - started
+                handled = summary.created + summary.skipped_existing
+                results[label] = {
+                    "records": handled,
+                    "created": summary.created,
+                    "seconds": round(seconds, 2),
+                    "records_per_s": round(handled / seconds, 1),
+                    "rejected": len(summary.rejected),
+                }
+                # Said at once: the numbers survive a failure of what follows (the clean-up included).
+                print(f"{label}: {json.dumps(results[label])}", file=sys.stderr, flush=True)
+            importer.state_path(path, memory.node.id).unlink(missing_ok=True)
+            results["model_after"] = await model_rate(embedder, texts, batch)
+            print(f"model_after: {json.dumps(results['model_after'])}", file=sys.stderr, flush=True)
+        finally:
+            await services.tree.delete(caller, memory.node.id)
+        return results
 
 
 def main() -> None:

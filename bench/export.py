@@ -27,13 +27,11 @@ from pydantic import SecretStr
 from bench.bulk_import import write_lines
 from bench.service import bench_settings
 from provider.cli_import import BulkImporter
-from provider.composition import build_services
 from provider.config import Settings
 from provider.embeddings import OnnxEmbedder
 from provider.models import Caller
+from provider.runtime import running
 from provider.services.tree.memories import MemoryDraft
-from provider.store.driver import Neo4jStore
-from provider.store.schema import apply_schema
 from tests.neo4j_target import provision
 
 RESULTS = Path(__file__).resolve().parent / "results" / "export.json"
@@ -51,42 +49,41 @@ def _row(records: int, seconds: float, **more: Any) -> dict[str, Any]:
 async def measure(settings: Settings, lines: Path, archive: Path, batch: int) -> dict[str, Any]:
     """Import, export, restore and restore again; each timed on its own."""
     embedder = OnnxEmbedder(settings.embedding_model, cache_dir=settings.cache_dir / "onnx", batch_size=batch)
-    await asyncio.to_thread(embedder.load)
-    store = Neo4jStore.from_settings(settings)
-    services = build_services(settings, store, embedder)
-    await apply_schema(store, embedder.dimension)
-    member = await services.admin.create_member("agent", "export bench")
-    caller = Caller(member_id=member.id, member_type="agent")
-    source = (await services.tree.create(caller, MemoryDraft(name="export bench"))).node.id
-    target = (await services.tree.create(caller, MemoryDraft(name="restore bench"))).node.id
-    results: dict[str, Any] = {}
-    try:
-        started = time.perf_counter()
-        summary = await BulkImporter(services.records, batch_size=batch).run(
-            caller, source, lines, resume=False
-        )
-        results["import"] = _row(summary.created, time.perf_counter() - started)
-        print(f"import: {json.dumps(results['import'])}", file=sys.stderr, flush=True)
-        started = time.perf_counter()
-        plan = await services.export.plan(caller, source)
-        with archive.open("wb") as out:
-            async for piece in plan.stream():
-                out.write(piece)
-        results["export"] = _row(
-            plan.counts.records, time.perf_counter() - started, mb=archive.stat().st_size >> 20
-        )
-        print(f"export: {json.dumps(results['export'])}", file=sys.stderr, flush=True)
-        await services.tree.delete(caller, source)
-        for label in ("restore", "restore_again"):
+    async with running(settings, embedder=embedder) as runtime:
+        services = runtime.services
+        member = await services.admin.create_member("agent", "export bench")
+        caller = Caller(member_id=member.id, member_type="agent")
+        source = (await services.tree.create(caller, MemoryDraft(name="export bench"))).node.id
+        target = (await services.tree.create(caller, MemoryDraft(name="restore bench"))).node.id
+        results: dict[str, Any] = {}
+        try:
             started = time.perf_counter()
-            restored = await services.restore.restore(caller, target, archive)
-            handled = restored.created.records + restored.present.records
-            results[label] = _row(handled, time.perf_counter() - started, created=restored.created.records)
-            print(f"{label}: {json.dumps(results[label])}", file=sys.stderr, flush=True)
-    finally:
-        await services.tree.delete(caller, target)
-        await store.close()
-    return results
+            summary = await BulkImporter(services.records, batch_size=batch).run(
+                caller, source, lines, resume=False
+            )
+            results["import"] = _row(summary.created, time.perf_counter() - started)
+            print(f"import: {json.dumps(results['import'])}", file=sys.stderr, flush=True)
+            started = time.perf_counter()
+            plan = await services.export.plan(caller, source)
+            with archive.open("wb") as out:
+                async for piece in plan.stream():
+                    out.write(piece)
+            results["export"] = _row(
+                plan.counts.records, time.perf_counter() - started, mb=archive.stat().st_size >> 20
+            )
+            print(f"export: {json.dumps(results['export'])}", file=sys.stderr, flush=True)
+            await services.tree.delete(caller, source)
+            for label in ("restore", "restore_again"):
+                started = time.perf_counter()
+                restored = await services.restore.restore(caller, target, archive)
+                handled = restored.created.records + restored.present.records
+                results[label] = _row(
+                    handled, time.perf_counter() - started, created=restored.created.records
+                )
+                print(f"{label}: {json.dumps(results[label])}", file=sys.stderr, flush=True)
+        finally:
+            await services.tree.delete(caller, target)
+        return results
 
 
 def table(results: dict[str, Any], records: int, batch: int) -> str:

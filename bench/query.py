@@ -39,10 +39,11 @@ from provider.api.app import create_app
 from provider.client import MemoryClient, UhpError
 from provider.config import Settings
 from provider.embeddings import build_embedder
-from provider.models import RecordVersion, Vectors, Writer
+from provider.models import RecordVersion, UsageLimits, Vectors, Writer
 from provider.protocol.answers.queries import QueryRecordsOut, QueryRowsOut
 from provider.store.driver import Neo4jStore
 from provider.store.records import Neo4jRecordStore
+from provider.store.usage import Neo4jUsageStore
 from tests import sandboxes
 from tests.neo4j_target import provision
 
@@ -85,7 +86,7 @@ async def seed(settings: Settings, memory_id: str, writer_id: str, count: int) -
     store = Neo4jStore.connect(
         settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(), "neo4j"
     )
-    records = Neo4jRecordStore(store)
+    records = Neo4jRecordStore(store, Neo4jUsageStore(store, UsageLimits()))
     now = ids.now_ms()
     made: list[str] = []
     try:

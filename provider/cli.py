@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from provider.cli_import import BulkImporter
-from provider.composition import Services, build_services, model_move, open_store, reembedder
+from provider.composition import Services, model_move, reembedder
 from provider.config import Settings
-from provider.embeddings import Embedder, configured_embedder
+from provider.embeddings import Embedder
 from provider.errors import MemberNotFoundError, ProviderError
 from provider.migrate.graphiti import GraphitiMigration
 from provider.migrate.mem0 import Mem0Migration
@@ -24,6 +24,7 @@ from provider.migrate.writer import MigrationSummary, MigrationWriter
 from provider.models import ArchiveCounts, Caller
 from provider.protocol.answers.archive import RestoredOut
 from provider.protocol.wire import use_limits
+from provider.runtime import running
 from provider.store.driver import Neo4jStore
 from provider.store.graphiti_source import GraphitiSource
 from provider.store.schema import apply_schema, rebuild_vector_index
@@ -32,19 +33,15 @@ Work = Callable[[Services, Neo4jStore, Embedder], Awaitable[int]]
 
 
 async def _with_services(settings: Settings, work: Work) -> int:
-    embedder = configured_embedder(settings)
-    await asyncio.to_thread(embedder.load)
-    store = open_store(settings)
+    """Runs a command's work in the runtime; each command applies the schema where it needs it."""
     try:
-        services = build_services(settings, store, embedder)
-        with use_limits(settings.limits()):
-            result: int = await work(services, store, embedder)
-        return result
+        async with running(settings, schema=False) as runtime:
+            with use_limits(settings.limits()):
+                result: int = await work(runtime.services, runtime.store, runtime.embedder)
+            return result
     except ProviderError as e:
         print(f"error: {e.code}: {e.message}", file=sys.stderr)
         return 1
-    finally:
-        await store.close()
 
 
 async def _caller(services: Services, principal: str) -> Caller:

@@ -129,11 +129,12 @@ def build_services(
     blobs = blob_stores.configured(settings)
     files = _files(settings, store, blobs)
     limits = usage_limits(settings)
-    record_store = Neo4jRecordStore(store, limits)
+    usage = Neo4jUsageStore(store, limits)
+    record_store = Neo4jRecordStore(store, usage)
     runs_store = Neo4jConsolidationStore(store)
     # Moves and deletes wait while a consolidation runs below; a delete then sweeps the files it freed.
     tree = TreeService(
-        Neo4jMemoryStore(store, limits), settings.provider_id, busy=runs_store.busy_below, deleted=files.sweep
+        Neo4jMemoryStore(store, usage), settings.provider_id, busy=runs_store.busy_below, deleted=files.sweep
     )
     references = ReferenceResolver(tree, record_store)
     vectors = VectorModels(
@@ -147,7 +148,9 @@ def build_services(
         ),
     )
     records = RecordService(tree, record_store, vectors, files, references)
-    life = _lifecycle(settings, store, tree, records, record_store, references, vectors, runs_store, gates)
+    life = _lifecycle(
+        settings, store, usage, tree, records, record_store, references, vectors, runs_store, gates
+    )
     idempotency_service = IdempotencyService(
         Neo4jIdempotencyStore(store),
         lease_ms=settings.lease_ms,
@@ -161,7 +164,7 @@ def build_services(
         embedder=embedder,
         vectors=vectors,
         identity=IdentityService(principals, settings.admin_key.get_secret_value()),
-        admin=AdminService(principals, Neo4jUsageStore(store, limits)),
+        admin=AdminService(principals, usage),
         tree=tree,
         grants=GrantService(tree, Neo4jGrantStore(store)),
         harnesses=HarnessService(tree, Neo4jHarnessStore(store)),
@@ -197,15 +200,20 @@ def build_services(
             interval_seconds=settings.sweep_seconds,
         ),
         queries=query_service(settings, tree, store, references),
-        **_archive(settings, store, tree, blobs, vectors),
+        **_archive(settings, store, usage, tree, blobs, vectors),
         gates=gates,
     )
 
 
 def _archive(
-    settings: Settings, store: Neo4jStore, tree: TreeService, blobs: BlobStore, vectors: VectorModels
+    settings: Settings,
+    store: Neo4jStore,
+    usage: Neo4jUsageStore,
+    tree: TreeService,
+    blobs: BlobStore,
+    vectors: VectorModels,
 ) -> dict[str, Any]:
-    archive = Neo4jArchiveStore(store, usage_limits(settings))
+    archive = Neo4jArchiveStore(store, usage)
     key = settings.archive_key.get_secret_value().encode() or None
     return {
         "export": ExportService(tree, archive, blobs, vectors, page=settings.export_page_records, key=key),
@@ -322,6 +330,7 @@ class _Lifecycle:
 def _lifecycle(
     settings: Settings,
     store: Neo4jStore,
+    usage: Neo4jUsageStore,
     tree: TreeService,
     records: RecordService,
     record_store: Neo4jRecordStore,
@@ -344,7 +353,7 @@ def _lifecycle(
     )
     merger = EntityMerger(
         records,
-        Neo4jEntityStore(store, usage_limits(settings)),
+        Neo4jEntityStore(store, usage),
         runs_store,
         record_store=record_store,
         reference_cap=settings.limits().references,

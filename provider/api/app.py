@@ -1,4 +1,4 @@
-"""The composition root: `create_app(settings)` wires store, embedder and services in the lifespan."""
+"""The app: `create_app(settings)` serves the services the runtime opens for its lifespan."""
 
 from __future__ import annotations
 
@@ -14,15 +14,9 @@ from provider import __version__, tracing
 from provider.api import errors, explorer, middleware
 from provider.api.mcp import http as mcp_http
 from provider.api.routes import MOUNTED
-from provider.composition import build_services, cross_encoder, open_store
 from provider.config import Settings
-from provider.embeddings import (
-    Embedder,
-    OnnxEmbedder,
-    SentenceTransformerEmbedder,
-    configured_embedder,
-)
-from provider.store.schema import apply_schema
+from provider.embeddings import Embedder
+from provider.runtime import running
 
 
 @contextlib.contextmanager
@@ -47,34 +41,20 @@ def create_app(settings: Settings, embedder: Embedder | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def serving(app: FastAPI) -> AsyncIterator[None]:
-        model = embedder or configured_embedder(settings)
-        if isinstance(model, SentenceTransformerEmbedder | OnnxEmbedder):
-            await asyncio.to_thread(model.load)
-        reranker = cross_encoder(settings)
-        if settings.recall.rerank:
-            await asyncio.to_thread(reranker.load)
-        store = open_store(settings)
-        services = build_services(settings, store, model, reranker)
-        app.state.services = services
-        sweeping: asyncio.Task[None] | None = None
-        try:
-            await apply_schema(store, model.dimension)
-            services.schema_applied = True
-            services.queries.start()
-            # At start-up and then on a schedule: what a process that died left is finished or cleared.
-            if settings.sweep_seconds:
-                sweeping = asyncio.create_task(services.sweeper.run())
-            async with mcp_endpoint():
-                yield
-        finally:
-            if sweeping is not None:
-                sweeping.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await sweeping
-            await services.jobs.close()
-            await services.queries.close()
-            await store.close()
-            await asyncio.to_thread(reranker.close)
+        async with running(settings, embedder=embedder, serve=True) as runtime:
+            services = app.state.services = runtime.services
+            sweeping: asyncio.Task[None] | None = None
+            try:
+                # At start-up and then on a schedule: what a process that died left is finished or cleared.
+                if settings.sweep_seconds:
+                    sweeping = asyncio.create_task(services.sweeper.run())
+                async with mcp_endpoint():
+                    yield
+            finally:
+                if sweeping is not None:
+                    sweeping.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await sweeping
 
     # FastAPI's own telemetry stays off whatever global provider is set: it would record url.query.
     quiet: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from provider.models import PagedRecord, RecordVersion, RestoredRecord, StoredRecord, UsageLimits
+from provider.models import PagedRecord, RecordVersion, RestoredRecord, StoredRecord
 from provider.store.driver import Neo4jStore, Row
 from provider.store.records import charge_of, record_properties, version_from, version_properties
 from provider.store.usage import Charge, Neo4jUsageStore
@@ -13,9 +13,10 @@ from provider.store.usage import Charge, Neo4jUsageStore
 class Neo4jArchiveStore:
     """Pages a memory's records for export; restores records, memories, files, snapshots and grants."""
 
-    def __init__(self, store: Neo4jStore, limits: UsageLimits | None = None):
+    def __init__(self, store: Neo4jStore, usage: Neo4jUsageStore):
+        """`usage` holds the quota counters its writes charge in the same transaction."""
         self.store = store
-        self.usage = Neo4jUsageStore(store, limits or UsageLimits())
+        self.usage = usage
 
     async def memories(self, memory_ids: list[str]) -> dict[str, Row]:
         """Id → what the archive keeps of each memory."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from provider.models import EntityReferrer, Repoint, UsageLimits, Writer
+from provider.models import EntityReferrer, Repoint, Writer
 from provider.store.driver import Neo4jStore
 from provider.store.usage import Charge, Neo4jUsageStore
 
@@ -24,9 +24,10 @@ def writer_properties(writer: Writer) -> dict[str, Any]:
 class Neo4jEntityStore:
     """The records that refer to an entity, and re-pointing them in batches logged to a run."""
 
-    def __init__(self, store: Neo4jStore, limits: UsageLimits | None = None):
+    def __init__(self, store: Neo4jStore, usage: Neo4jUsageStore):
+        """`usage` holds the quota counters its writes charge in the same transaction."""
         self.store = store
-        self.usage = Neo4jUsageStore(store, limits or UsageLimits())
+        self.usage = usage
 
     async def referrers(self, record_id: str) -> list[EntityReferrer]:
         """Active records referring to one, with their current version's references."""

@@ -16,7 +16,6 @@ from provider.models import (
     NodeFacts,
     ReachFacts,
     ScopeSizes,
-    UsageLimits,
 )
 from provider.store.driver import Neo4jStore, Row
 from provider.store.usage import Charge, Neo4jUsageStore
@@ -85,9 +84,10 @@ def _memory_facts(row: Row) -> MemoryFacts:
 class Neo4jMemoryStore:
     """Reads facts for access decisions and writes the tree."""
 
-    def __init__(self, store: Neo4jStore, limits: UsageLimits | None = None):
+    def __init__(self, store: Neo4jStore, usage: Neo4jUsageStore):
+        """`usage` holds the quota counters its writes charge in the same transaction."""
         self.store = store
-        self.usage = Neo4jUsageStore(store, limits or UsageLimits())
+        self.usage = usage
 
     async def facts(self, member_id: str, memory_ids: list[str]) -> dict[str, MemoryFacts]:
         """Each known memory with its chain and children, in one round trip."""

@@ -18,7 +18,6 @@ from provider.models import (
     Snapshot,
     StoredRecord,
     UnfinishedErasure,
-    UsageLimits,
     Vectors,
     Writer,
 )
@@ -189,9 +188,10 @@ def named_record(row: Row) -> NamedRecord:
 class Neo4jRecordStore:
     """Writes versions and reads them back; never overwrites one."""
 
-    def __init__(self, store: Neo4jStore, limits: UsageLimits | None = None):
+    def __init__(self, store: Neo4jStore, usage: Neo4jUsageStore):
+        """`usage` holds the quota counters its writes charge in the same transaction."""
         self.store = store
-        self.usage = Neo4jUsageStore(store, limits or UsageLimits())
+        self.usage = usage
 
     async def create(self, version: RecordVersion, words: str, vectors: Vectors | None) -> bool | None:
         """True when written, False when its id was there already, None when the memory vanished.

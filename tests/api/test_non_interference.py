@@ -39,7 +39,7 @@ import pytest
 from provider.composition import query_limits
 from provider.config import Settings
 from provider.errors import ProviderError
-from provider.models import Caller, FreeQuery, NewMemory, RecallAnswer, RecordVersion, Writer
+from provider.models import Caller, FreeQuery, NewMemory, RecallAnswer, RecordVersion, UsageLimits, Writer
 from provider.protocol.answers.queries import query_answer
 from provider.protocol.errors import envelope
 from provider.sandbox.pool import SandboxPool
@@ -54,6 +54,7 @@ from provider.store.principals import Neo4jPrincipalStore
 from provider.store.projection import Neo4jProjectionStore
 from provider.store.recall import Neo4jRecallStore
 from provider.store.records import Neo4jRecordStore
+from provider.store.usage import Neo4jUsageStore
 
 RUN = uuid.uuid4().hex[:8]
 T0 = 1_790_000_000_000
@@ -253,8 +254,9 @@ class Fixture:
 
     def __init__(self, store: Neo4jStore, variant: str):
         self.store, self.variant = store, variant
-        self.memories = Neo4jMemoryStore(store)
-        self.records = Neo4jRecordStore(store)
+        usage = Neo4jUsageStore(store, UsageLimits())
+        self.memories = Neo4jMemoryStore(store, usage)
+        self.records = Neo4jRecordStore(store, usage)
         self.grants = Neo4jGrantStore(store)
         self.rng = random.Random(variant)
 
@@ -343,9 +345,10 @@ async def run_both(settings: Settings) -> Run:
     )
     assert settings.query_sandbox_url is not None, "the session's sandbox service"
     pool = SandboxPool(settings.query_sandbox_url, settings.query_sandbox_token.get_secret_value())
-    tree = TreeService(Neo4jMemoryStore(store), "neo4j")
+    usage = Neo4jUsageStore(store, UsageLimits())
+    tree = TreeService(Neo4jMemoryStore(store, usage), "neo4j")
     stores = (Neo4jProjectionStore(store), Neo4jNamedQueryStore(store), Neo4jRecallStore(store))
-    references = ReferenceResolver(tree, Neo4jRecordStore(store))
+    references = ReferenceResolver(tree, Neo4jRecordStore(store, usage))
     caller = Caller(member_id=CALLER_ID, member_type="human")
     run = Run()
     try:

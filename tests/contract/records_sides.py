@@ -83,8 +83,8 @@ class Neo4jWorld:
     """The real side on the session's Neo4j: memories made by Neo4jMemoryStore, deleted at the end."""
 
     def __init__(self, store: Neo4jStore, limits: UsageLimits):
-        self.memories = Neo4jMemoryStore(store)
-        self.records = Neo4jRecordStore(store, limits)
+        self.memories = Neo4jMemoryStore(store, Neo4jUsageStore(store, UsageLimits()))
+        self.records = Neo4jRecordStore(store, Neo4jUsageStore(store, limits))
         self.files = Neo4jFileStore(store)
         self.counters = Neo4jUsageStore(store, limits)
         self.roots: list[str] = []

@@ -119,7 +119,7 @@ def _note(memory_id: str, writer: str) -> RecordVersion:
 
 
 def _neo4j(store: Neo4jStore, limits: UsageLimits) -> Tree:
-    records = Neo4jRecordStore(store)
+    records = Neo4jRecordStore(store, Neo4jUsageStore(store, UsageLimits()))
     writer = ids.new_id(ids.MEMBER)
 
     async def add_record(memory_id: str) -> str:
@@ -131,7 +131,7 @@ def _neo4j(store: Neo4jStore, limits: UsageLimits) -> Tree:
         await records.forget(memory_id, record_id, T0 + 1)
 
     return Tree(
-        Neo4jMemoryStore(store, limits),
+        Neo4jMemoryStore(store, Neo4jUsageStore(store, limits)),
         Neo4jGrantStore(store),
         Neo4jPrincipalStore(store),
         Neo4jUsageStore(store, limits),

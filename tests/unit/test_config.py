@@ -129,3 +129,29 @@ def test_no_archive_key_is_the_default_and_a_short_one_is_refused(monkeypatch: p
     monkeypatch.setenv("UHP_ARCHIVE_KEY", LONG_KEY)
     settings = Settings(environment="test")
     assert settings.archive_key.get_secret_value() == LONG_KEY and LONG_KEY not in repr(settings)
+
+
+def test_a_group_reads_its_variables_by_their_unchanged_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UHP_RECALL_RERANK", "false")
+    monkeypatch.setenv("UHP_RECALL_CANDIDATES", "33")
+    monkeypatch.setenv("UHP_RECALL_WORDS_WEIGHT", "null")
+    recall = Settings(environment="test").recall
+    assert (recall.rerank, recall.candidates, recall.words_weight) == (False, 33, None)
+    monkeypatch.setenv("UHP_RECALL_RERANK_CANDIDATES", "1")
+    with pytest.raises(ValidationError, match="rerank_candidates"):
+        Settings(environment="test")
+
+
+def test_changed_checks_each_value_and_refuses_a_name_that_is_no_setting() -> None:
+    base = Settings(environment="test", read_slots=3)
+    before = base.recall.model_dump()
+    changed = base.changed(recall_rerank=False, recall_candidates=7, archive_key="k" * 40)
+    assert (changed.recall.rerank, changed.recall.candidates, changed.read_slots) == (False, 7, 3)
+    assert changed.archive_key.get_secret_value() == "k" * 40, "a secret is checked into a SecretStr"
+    assert base.recall.model_dump() == before, "the original is left alone"
+    with pytest.raises(KeyError, match="recall_candidate"):
+        base.changed(recall_candidate=7)
+    with pytest.raises(KeyError, match="recall"):
+        base.changed(recall=None)
+    with pytest.raises(ValidationError):
+        base.changed(recall_rerank_candidates=1)
