@@ -35,7 +35,7 @@ from provider.services.lifecycle.observe import ObserveService
 from provider.services.lifecycle.prime import PrimeService
 from provider.services.lifecycle.sweeper import Sweeper
 from provider.services.lifecycle.type_operations import TypeService
-from provider.services.queries.service import QueryLimits, QueryService
+from provider.services.queries.service import QueryService
 from provider.services.recall.graph import GraphService
 from provider.services.recall.service import RecallService
 from provider.services.records.content import ContentService
@@ -128,7 +128,7 @@ def build_services(
     gates = fair_gates(settings)
     blobs = blob_stores.configured(settings)
     files = _files(settings, store, blobs)
-    limits = usage_limits(settings)
+    limits = UsageLimits(**settings.quota.model_dump())  # the domain's value, field for field
     usage = Neo4jUsageStore(store, limits)
     record_store = Neo4jRecordStore(store, usage)
     runs_store = Neo4jConsolidationStore(store)
@@ -223,17 +223,6 @@ def _archive(
     }
 
 
-def query_limits(settings: Settings) -> QueryLimits:
-    """Bounds on one query's statement and on the copy its sandbox takes."""
-    return QueryLimits(
-        timeout_ms=settings.query_timeout_ms,
-        row_cap=settings.query_row_cap,
-        answer_bytes=settings.query_answer_bytes,
-        subtree_cap=settings.subtree_cap,
-        max_records=settings.query_max_records,
-    )
-
-
 def open_store(settings: Settings) -> Neo4jStore:
     """The Neo4j driver the settings name; connects lazily, on the first statement."""
     return Neo4jStore.from_settings(settings)
@@ -265,17 +254,6 @@ def cross_encoder(settings: Settings) -> CrossEncoder:
         max_tokens=settings.recall.rerank_max_tokens,
         threads=settings.recall.rerank_threads,
         cache_pairs=settings.recall.rerank_cache_pairs,
-    )
-
-
-def usage_limits(settings: Settings) -> UsageLimits:
-    """The quotas on what a member keeps and a root memory's tree holds (docs/OPERATIONS.md "Quotas")."""
-    return UsageLimits(
-        records=settings.quota_records,
-        content_bytes=settings.quota_content_bytes,
-        memories=settings.quota_memories,
-        root_records=settings.quota_root_records,
-        root_content_bytes=settings.quota_root_content_bytes,
     )
 
 
@@ -380,13 +358,21 @@ def query_service(
     pool = None
     # The sandbox is a service of its own (compose, scripts/serve, or UHP_QUERY_SANDBOX_URL): with
     # no URL, queries are declared off; nothing here starts a JVM.
-    if settings.query_sandbox and settings.query_sandbox_url is None:
+    if settings.query.sandbox and settings.query.sandbox_url is None:
         log.warning("no UHP_QUERY_SANDBOX_URL: named and free queries are off")
-    if settings.query_sandbox and settings.query_sandbox_url is not None:
-        pool = SandboxPool(settings.query_sandbox_url, settings.query_sandbox_token.get_secret_value())
-    limits = query_limits(settings)
+    if settings.query.sandbox and settings.query.sandbox_url is not None:
+        pool = SandboxPool(settings.query.sandbox_url, settings.query.sandbox_token.get_secret_value())
     stores = (Neo4jProjectionStore(store), Neo4jNamedQueryStore(store), Neo4jRecallStore(store))
-    prestart = settings.query_sandbox_prestart
+    prestart = settings.query.sandbox_prestart
     if prestart is None:
         prestart = settings.environment == "production"
-    return QueryService(tree, stores, references, pool, limits=limits, gate=True, prestart=prestart)
+    return QueryService(
+        tree,
+        stores,
+        references,
+        pool,
+        limits=settings.query,
+        subtree_cap=settings.subtree_cap,
+        gate=True,
+        prestart=prestart,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -141,6 +142,68 @@ class RecallSettings(BaseSettings):
         return self.rerank_max_tokens * 8
 
 
+class QuerySettings(BaseSettings):
+    """How named and free queries run: the query sandbox and the bounds on one statement (`UHP_QUERY_*`)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="UHP_QUERY_", env_parse_none_str="null", extra="ignore", use_attribute_docstrings=True
+    )
+
+    # The query sandbox (docs/QUERIES.md): without it, named and free queries are not run or declared.
+    # The sandbox is its own service (sandbox/, started by compose or scripts/serve), called at
+    # query_sandbox_url with its own token; with no URL, queries are off. Its memory and work folder
+    # are its own settings (UHP_SANDBOX_*), read by the sandbox service, not here.
+    sandbox: bool = True
+    """Run named and free queries in the query sandbox service (sandbox/: embedded Neo4j on JDK 17);
+    `false`: no query runs and `queries.free` is not declared."""
+    sandbox_url: str | None = None
+    """The sandbox service (compose: `http://sandbox:7688`, `scripts/serve`: `http://127.0.0.1:7688`).
+    Unset, queries are off: the API never starts a JVM."""
+    sandbox_token: SecretStr = SecretStr("")
+    """The bearer token the sandbox service was started with (`UHP_SANDBOX_TOKEN` on its side): a secret
+    of its own, never the database password or the admin key."""
+    sandbox_prestart: bool | None = None
+    """Warm the sandbox at boot (a synthetic copy loaded and queried), not on first use; unset: in
+    production only."""
+    timeout_ms: int = 2000
+    """One statement's time limit; a cut is said in `degraded`."""
+    row_cap: int = 1000
+    """The most rows one statement answers; a cut is said in `degraded`."""
+    # The JSON bytes of one answer, counted in the sandbox as its rows are converted: the row that
+    # would pass it is dropped and `degraded` says so (the sandbox's own ceiling is 16 MiB).
+    answer_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, le=16 * 1024 * 1024)
+    """An answer's JSON bytes (1 KiB to 16 MiB), counted in the sandbox as rows are converted: the row
+    past it is dropped and `degraded` says `query:answer_capped_at_<n>_bytes`."""
+    max_records: int = 200_000
+    """The largest scope a sandbox takes; a larger one is `memory_unsupported`."""
+
+
+class QuotaSettings(BaseSettings):
+    """What one principal may keep and one root memory's tree may hold (`UHP_QUOTA_*`); 0 is no limit.
+
+    docs/OPERATIONS.md "Quotas" says how each is counted.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="UHP_QUOTA_", env_parse_none_str="null", extra="ignore", use_attribute_docstrings=True
+    )
+
+    # What a member keeps (docs/OPERATIONS.md "Quotas"), counted in Neo4j as it is written and given
+    # back when it is erased or deleted: past one, 429 quota_exhausted naming it. 0: no limit.
+    records: NonNegativeInt = 1_000_000
+    """The most records one principal keeps: those it wrote (imported, observed, restored), erased
+    ones given back; a write past it is 429 `quota_exhausted`. 0: no limit."""
+    content_bytes: NonNegativeInt = 2 * 1024**3
+    """The most bytes of content one principal keeps: each version it wrote counts its content and
+    attributes as stored (JSON); past it the same 429. 0: no limit."""
+    memories: NonNegativeInt = 10_000
+    """The most memories one principal keeps: those it created or restored; past it the same 429."""
+    root_records: NonNegativeInt = 4_000_000
+    """The most records one root memory's tree holds, whoever wrote them; past it the same 429."""
+    root_content_bytes: NonNegativeInt = 8 * 1024**3
+    """The most bytes of content (every version) one root memory's tree holds; past it the same 429."""
+
+
 class Settings(BaseSettings):
     """Everything the service can be told; docs/CONFIGURATION.md lists it, generated from here.
 
@@ -243,20 +306,8 @@ class Settings(BaseSettings):
     file_orphan_grace_seconds: NonNegativeInt = 24 * 3600
     """An upload no record has named for this long is reclaimed by the sweeper: its bytes, its metadata
     and its share of the quota."""
-    # What a member keeps (docs/OPERATIONS.md "Quotas"), counted in Neo4j as it is written and given
-    # back when it is erased or deleted: past one, 429 quota_exhausted naming it. 0: no limit.
-    quota_records: NonNegativeInt = 1_000_000
-    """The most records one principal keeps: those it wrote (imported, observed, restored), erased
-    ones given back; a write past it is 429 `quota_exhausted`. 0: no limit."""
-    quota_content_bytes: NonNegativeInt = 2 * 1024**3
-    """The most bytes of content one principal keeps: each version it wrote counts its content and
-    attributes as stored (JSON); past it the same 429. 0: no limit."""
-    quota_memories: NonNegativeInt = 10_000
-    """The most memories one principal keeps: those it created or restored; past it the same 429."""
-    quota_root_records: NonNegativeInt = 4_000_000
-    """The most records one root memory's tree holds, whoever wrote them; past it the same 429."""
-    quota_root_content_bytes: NonNegativeInt = 8 * 1024**3
-    """The most bytes of content (every version) one root memory's tree holds; past it the same 429."""
+    quota: QuotaSettings = Field(default_factory=lambda: QuotaSettings())
+    """The `UHP_QUOTA_*` settings (QuotaSettings)."""
     erase_batch_records: PositiveInt = 500
     """Records one transaction of an erase removes (with every version); a larger erase runs in
     batches, and one cut off part-way is finished by the next erase in its memory."""
@@ -281,33 +332,8 @@ class Settings(BaseSettings):
     """This provider's id: in the capability document, on memories it holds, and in `written_by` of
     what it writes itself (observe, consolidation)."""
 
-    # The query sandbox (docs/QUERIES.md): without it, named and free queries are not run or declared.
-    # The sandbox is its own service (sandbox/, started by compose or scripts/serve), called at
-    # query_sandbox_url with its own token; with no URL, queries are off. Its memory and work folder
-    # are its own settings (UHP_SANDBOX_*), read by the sandbox service, not here.
-    query_sandbox: bool = True
-    """Run named and free queries in the query sandbox service (sandbox/: embedded Neo4j on JDK 17);
-    `false`: no query runs and `queries.free` is not declared."""
-    query_sandbox_url: str | None = None
-    """The sandbox service (compose: `http://sandbox:7688`, `scripts/serve`: `http://127.0.0.1:7688`).
-    Unset, queries are off: the API never starts a JVM."""
-    query_sandbox_token: SecretStr = SecretStr("")
-    """The bearer token the sandbox service was started with (`UHP_SANDBOX_TOKEN` on its side): a secret
-    of its own, never the database password or the admin key."""
-    query_sandbox_prestart: bool | None = None
-    """Warm the sandbox at boot (a synthetic copy loaded and queried), not on first use; unset: in
-    production only."""
-    query_timeout_ms: int = 2000
-    """One statement's time limit; a cut is said in `degraded`."""
-    query_row_cap: int = 1000
-    """The most rows one statement answers; a cut is said in `degraded`."""
-    # The JSON bytes of one answer, counted in the sandbox as its rows are converted: the row that
-    # would pass it is dropped and `degraded` says so (the sandbox's own ceiling is 16 MiB).
-    query_answer_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, le=16 * 1024 * 1024)
-    """An answer's JSON bytes (1 KiB to 16 MiB), counted in the sandbox as rows are converted: the row
-    past it is dropped and `degraded` says `query:answer_capped_at_<n>_bytes`."""
-    query_max_records: int = 200_000
-    """The largest scope a sandbox takes; a larger one is `memory_unsupported`."""
+    query: QuerySettings = Field(default_factory=lambda: QuerySettings())
+    """The `UHP_QUERY_*` settings (QuerySettings)."""
 
     # The edge and the database's bounds (docs/SECURITY.md "What the edge refuses"): a body past
     # its cap is refused with 413 before the app reads it; every main-database transaction has a
@@ -377,6 +403,33 @@ class Settings(BaseSettings):
     """Terms and combinators in one filter (nested at most 6 levels)."""
     max_schema_bytes: PositiveInt = 65_536
     """A named query's params schema as compact JSON."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _grouped(cls, data: Any) -> Any:
+        """A group's setting given by its variable's name (`query_sandbox=False`) lands in its group.
+
+        What it says goes over what the environment says for that group.
+        """
+        if not isinstance(data, dict):
+            return data
+        moved: dict[str, dict[str, Any]] = {}
+        for name in list(data):
+            placed = _group_of(name)
+            if placed is not None:
+                moved.setdefault(placed[0], {})[placed[1]] = data.pop(name)
+        for group, inner in moved.items():
+            annotation = cls.model_fields[group].annotation
+            assert isinstance(annotation, type)
+            data[group] = annotation(**inner)
+        return data
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Settings:
+        """A copy; `update` names fields only (a group's setting changes through `changed`)."""
+        unknown = sorted(set(update or {}) - set(type(self).model_fields))
+        if unknown:
+            raise KeyError(f"Settings has no field {unknown}; change a group's setting with changed()")
+        return super().model_copy(update=update, deep=deep)
 
     def changed(self, **fields: Any) -> Settings:
         """These settings with some changed, each named as its variable less `UHP_`.

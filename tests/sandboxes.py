@@ -23,9 +23,7 @@ def start(limits: Limits | None = None, work: Path | None = None) -> LocalSandbo
 
 def wired(settings: Settings, service: LocalSandbox) -> Settings:
     """`settings` calling `service`."""
-    return settings.model_copy(
-        update={"query_sandbox_url": service.url, "query_sandbox_token": SecretStr(service.token)}
-    )
+    return settings.changed(query_sandbox_url=service.url, query_sandbox_token=SecretStr(service.token))
 
 
 def still(scope: tuple[str, ...]) -> ScopeVersion:

@@ -36,7 +36,6 @@ from typing import Any
 
 import pytest
 
-from provider.composition import query_limits
 from provider.config import Settings
 from provider.errors import ProviderError
 from provider.models import Caller, FreeQuery, NewMemory, RecallAnswer, RecordVersion, UsageLimits, Writer
@@ -343,8 +342,8 @@ async def run_both(settings: Settings) -> Run:
     store = Neo4jStore.connect(
         settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(), "neo4j"
     )
-    assert settings.query_sandbox_url is not None, "the session's sandbox service"
-    pool = SandboxPool(settings.query_sandbox_url, settings.query_sandbox_token.get_secret_value())
+    assert settings.query.sandbox_url is not None, "the session's sandbox service"
+    pool = SandboxPool(settings.query.sandbox_url, settings.query.sandbox_token.get_secret_value())
     usage = Neo4jUsageStore(store, UsageLimits())
     tree = TreeService(Neo4jMemoryStore(store, usage), "neo4j")
     stores = (Neo4jProjectionStore(store), Neo4jNamedQueryStore(store), Neo4jRecallStore(store))
@@ -357,9 +356,19 @@ async def run_both(settings: Settings) -> Run:
             fixture = Fixture(store, variant)
             await fixture.build()
             # Fresh services per fixture: nothing one run remembered (a vetted plan) shapes the other.
-            limits = query_limits(settings)
-            gated = QueryService(tree, stores, references, pool, limits=limits, gate=True, prestart=False)
-            open_ = QueryService(tree, stores, references, pool, limits=limits, gate=False, prestart=False)
+            gated, open_ = (
+                QueryService(
+                    tree,
+                    stores,
+                    references,
+                    pool,
+                    limits=settings.query,
+                    subtree_cap=settings.subtree_cap,
+                    gate=gate,
+                    prestart=False,
+                )
+                for gate in (True, False)
+            )
             try:
                 await pool.recycle_all()
                 loads = pool.stats.loads

@@ -611,7 +611,7 @@ def test_readiness_asks_a_sandbox_service_of_its_own_and_names_it_when_it_is_gon
 def test_without_a_sandbox_queries_are_unsupported_and_undeclared(
     settings: Settings, embedder: Embedder, admin: Admin
 ) -> None:
-    plain = settings.model_copy(update={"query_sandbox": False})
+    plain = settings.changed(query_sandbox=False)
     with TestClient(create_app(plain, embedder=embedder)) as client:
         member = admin.member()
         document = ok(client.get("/v1/memories/providers", headers=member.headers))["data"][0]

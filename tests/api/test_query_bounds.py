@@ -70,7 +70,7 @@ def own_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSandb
 @pytest.fixture(scope="module")
 def bounded_client(settings: Settings, embedder: Embedder, own_sandbox: LocalSandbox) -> Iterator[TestClient]:
     """An app on that sandbox, with a small answer bound."""
-    tuned = sandboxes.wired(settings, own_sandbox).model_copy(update={"query_answer_bytes": ANSWER_BYTES})
+    tuned = sandboxes.wired(settings, own_sandbox).changed(query_answer_bytes=ANSWER_BYTES)
     with TestClient(create_app(tuned, embedder=embedder)) as client:
         yield client
 
@@ -189,7 +189,7 @@ def test_without_a_sandbox_url_queries_are_declared_off(
     settings: Settings, embedder: Embedder, environment: str
 ) -> None:
     """No JVM inside the web process: the sandbox is a service of its own, or queries are off."""
-    tuned = settings.model_copy(update={"environment": environment, "query_sandbox_url": None})
+    tuned = settings.changed(environment=environment, query_sandbox_url=None)
     with TestClient(create_app(tuned, embedder=embedder)) as client:
         services = client.app.state.services  # type: ignore[attr-defined]
         assert services.queries.pool is None

@@ -212,7 +212,7 @@ def test_a_copy_brought_up_to_date_answers_as_a_fresh_one(scene: Scene, seed: in
 def test_a_scope_past_the_cap_is_refused_before_anything_is_loaded(
     settings: Settings, embedder: Embedder, admin: Admin
 ) -> None:
-    capped = settings.model_copy(update={"query_max_records": 2})
+    capped = settings.changed(query_max_records=2)
     with TestClient(create_app(capped, embedder=embedder)) as client:
         lab = Lab(client)
         alice = admin.member()

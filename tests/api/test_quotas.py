@@ -32,14 +32,12 @@ ROOT_CONTENT_BYTES = 100_000
 @pytest.fixture(scope="module")
 def bounded(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     """An app whose members keep 3 records, 3,000 bytes and 3 memories; a root's tree 5 records."""
-    small = settings.model_copy(
-        update={
-            "quota_records": RECORDS,
-            "quota_content_bytes": CONTENT_BYTES,
-            "quota_memories": MEMORIES,
-            "quota_root_records": ROOT_RECORDS,
-            "quota_root_content_bytes": ROOT_CONTENT_BYTES,
-        }
+    small = settings.changed(
+        quota_records=RECORDS,
+        quota_content_bytes=CONTENT_BYTES,
+        quota_memories=MEMORIES,
+        quota_root_records=ROOT_RECORDS,
+        quota_root_content_bytes=ROOT_CONTENT_BYTES,
     )
     with TestClient(create_app(small, embedder=embedder)) as test_client:
         yield test_client

@@ -77,7 +77,7 @@ def test_the_settings_reach_the_main_store(settings: Settings) -> None:
 @pytest.fixture
 def impatient(settings: Settings, embedder: OnnxEmbedder) -> Iterator[TestClient]:
     """The app with a half-second statement timeout (no query sandbox: none is needed here)."""
-    tuned = settings.model_copy(update={"statement_timeout_ms": 500, "query_sandbox": False})
+    tuned = settings.changed(statement_timeout_ms=500, query_sandbox=False)
     with TestClient(create_app(tuned, embedder=embedder)) as client:
         yield client
 

@@ -318,7 +318,7 @@ def test_poisoned_memory_reads_clean(tree: Tree, settings: Settings) -> None:
     sweep = Sweep(tree)
     records = _records(sweep, tree)
     _reads_across(sweep, tree, records)
-    if settings.query_sandbox:
+    if settings.query.sandbox:
         _queries(sweep, tree, records)
     print(f"poison: {len(records)} records read back, {sweep.calls} reads; writes:")
     for outcome, count in tree.outcomes.most_common():
@@ -328,7 +328,7 @@ def test_poisoned_memory_reads_clean(tree: Tree, settings: Settings) -> None:
 
 def test_queries_when_the_sandbox_is_off(tree: Tree, settings: Settings) -> None:
     """With the sandbox off no query runs: each asks answers a clean 4xx, not a 5xx."""
-    if settings.query_sandbox:
+    if settings.query.sandbox:
         return  # covered, for real, by test_poisoned_memory_reads_clean
     for statement in FREE_QUERIES:
         answer = tree.read("POST", f"/v1/memories/{tree.memory}/query", json={"statement": statement})

@@ -8,26 +8,20 @@ from typing import Any
 
 import pytest
 import yaml
-from pydantic import AliasChoices
 
-from provider.config import Settings
+from provider.config import setting_fields
+from provider.settings_table import env_names
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _settings_env_names() -> set[str]:
-    """Every environment variable Settings reads (pydantic-settings matches them case-insensitively)."""
-    prefix = str(Settings.model_config.get("env_prefix", ""))
-    names: set[str] = set()
-    for name, info in Settings.model_fields.items():
-        alias = info.validation_alias
-        if isinstance(alias, AliasChoices):
-            names |= {choice for choice in alias.choices if isinstance(choice, str)}
-        elif isinstance(alias, str):
-            names.add(alias)
-        else:
-            names.add(prefix + name)
-    return {n.upper() for n in names}
+    """Every environment variable Settings reads, its groups' included (matched case-insensitively)."""
+    return {
+        variable.upper()
+        for inner, field, prefix in setting_fields().values()
+        for variable in env_names(inner, field, prefix)
+    }
 
 
 def _instructions() -> list[tuple[str, str]]:

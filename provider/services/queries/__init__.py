@@ -6,6 +6,6 @@ parameter schemas, and the fence around what an answer may show. The answers' do
 """
 
 from provider.services.queries.named import NamedQueryNotFoundError
-from provider.services.queries.service import QueryLimits, QueryService
+from provider.services.queries.service import QueryService
 
-__all__ = ["NamedQueryNotFoundError", "QueryLimits", "QueryService"]
+__all__ = ["NamedQueryNotFoundError", "QueryService"]

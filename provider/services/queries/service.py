@@ -12,10 +12,10 @@ import logging
 import re
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
 from provider import access, ids, metrics
+from provider.config import QuerySettings
 from provider.errors import MemoryInvalidError, MemoryUnsupportedError
 from provider.models import (
     LANGUAGE,
@@ -50,17 +50,6 @@ log = logging.getLogger("provider.queries")
 VETTED = 1024  # statement texts whose EXPLAIN passed the plan check, most recent kept
 
 
-@dataclass(frozen=True)
-class QueryLimits:
-    """Bounds on one statement and on the copy a sandbox takes."""
-
-    timeout_ms: int
-    row_cap: int
-    answer_bytes: int
-    subtree_cap: int
-    max_records: int
-
-
 class QueryService:
     """Owns the sandbox pool; without one (`pool=None`) every query route answers memory_unsupported."""
 
@@ -71,7 +60,8 @@ class QueryService:
         references: ReferenceResolver,
         pool: SandboxPool | None,
         *,
-        limits: QueryLimits,
+        limits: QuerySettings,
+        subtree_cap: int,
         gate: bool,
         prestart: bool,
     ):
@@ -80,6 +70,7 @@ class QueryService:
         self.references = references
         self.pool = pool
         self.limits = limits
+        self.subtree_cap = subtree_cap
         # Off only in tests that show the sandbox alone confines a statement; never a setting.
         self.gate = gate
         self.prestart = prestart  # warm the sandbox at start rather than on the first query
@@ -212,7 +203,7 @@ class QueryService:
 
     def _scope(self, reach: access.Reach, depth: int | None) -> tuple[list[str], list[str]]:
         """The scope recall would search, sorted: the copy's key does not depend on the tree's order."""
-        scoped = access.scope_for(reach, depth, self.limits.subtree_cap)
+        scoped = access.scope_for(reach, depth, self.subtree_cap)
         return sorted(scoped.memory_ids), list(scoped.degraded)
 
     async def _in_sandbox(
