@@ -39,7 +39,7 @@ from provider.api.app import create_app
 from provider.client import MemoryClient, UhpError
 from provider.config import Settings
 from provider.embeddings import build_embedder
-from provider.models import RecordVersion, UsageLimits, Vectors, Writer
+from provider.models import EmbeddedRow, RecordVersion, UsageLimits, Writer
 from provider.protocol.answers.queries import QueryRecordsOut, QueryRowsOut
 from provider.store.driver import Neo4jStore
 from provider.store.records import Neo4jRecordStore
@@ -91,7 +91,7 @@ async def seed(settings: Settings, memory_id: str, writer_id: str, count: int) -
     made: list[str] = []
     try:
         for start in range(0, count, 1000):
-            batch: list[tuple[RecordVersion, str, Vectors | None]] = []
+            batch: list[EmbeddedRow] = []
             for i in range(start, min(count, start + 1000)):
                 record_id = ids.new_id(ids.RECORD)
                 refs = (
@@ -106,7 +106,7 @@ async def seed(settings: Settings, memory_id: str, writer_id: str, count: int) -
                     valid_to=None, written_at=now + i, invalidated_at=None, superseded_at=None,
                     forgotten_at=None, writer=Writer(kind="member", id=writer_id, type="human"),
                 )  # fmt: skip
-                batch.append((version, f"record {i}\n{text}", None))
+                batch.append(EmbeddedRow(version, f"record {i}\n{text}", None))
                 made.append(record_id)
             await records.create_many(batch)
     finally:

@@ -204,6 +204,28 @@ class Hit(NamedTuple):
     score: float | None
 
 
+class Searched(NamedTuple):
+    """A signal's hits, best first, and how the store searched (`exact`, `index`, `fields`, ...)."""
+
+    hits: list[Hit]
+    strategy: str
+
+
+class Contradiction(NamedTuple):
+    """A record a result disagrees with (or that disagrees with it), and where it lives."""
+
+    of: str  # the result's record id
+    other: str  # the other side's record id
+    memory_id: str  # the other side's memory
+
+
+class RerankText(NamedTuple):
+    """What the cross-encoder reads of a record, and whether its valid time has ended."""
+
+    words: str
+    ended: bool
+
+
 @dataclass(frozen=True)
 class WordHolder:
     """A record in scope holding some of a search's words: which (their indexes), and its length."""

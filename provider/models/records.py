@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
+
+from provider.models.vectors import Vectors
 
 
 @dataclass(frozen=True)
@@ -280,3 +282,11 @@ class ConsolidationCandidate(NamedRecord):
     embedding: list[float] | None
     subject: str | None
     fresh: bool
+
+
+class EmbeddedRow(NamedTuple):
+    """A version ready to write: its words (what the word index holds) and its vectors by slot."""
+
+    version: RecordVersion
+    words: str
+    vectors: Vectors | None

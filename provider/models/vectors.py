@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 # Two vector slots on every Record and RecordVersion, each with its own vector index. A deployment
 # reads one (`active`) and, while it moves to another model, fills the other; see docs/MODELS.md.
@@ -13,6 +14,15 @@ VECTOR_INDEXES = {"embedding": "record_embedding", "embedding_b": "record_embedd
 
 
 Vectors = dict[str, list[float]]
+
+
+class IndexState(NamedTuple):
+    """A vector index as Neo4j reports it: its state (ONLINE, POPULATING, ...) and its dimension."""
+
+    state: str
+    dimension: int | None
+
+
 """One text's vectors: slot property to the vector its slot's model made."""
 
 

@@ -6,11 +6,14 @@ import re
 
 from provider.models import (
     VECTOR_INDEXES,
+    Contradiction,
     Dnf,
     HistoryRanking,
     Hit,
     RecordVersion,
+    RerankText,
     ScopeSize,
+    Searched,
     Subject,
     WordHolder,
     WordMatches,
@@ -75,7 +78,7 @@ class Neo4jRecallStore:
         k: int,
         size: ScopeSize | None = None,
         slot: str = "embedding",
-    ) -> tuple[list[Hit], str]:
+    ) -> Searched:
         """Exact over a small scope; index with growing over-fetch, then exact, over a large one.
 
         `slot` is the vector property the question's model matches (docs/MODELS.md).
@@ -93,8 +96,8 @@ class Neo4jRecallStore:
                 passing = None if dnf == [[]] else await self._passing(scope, dnf)
                 hits = await cache.exact(size.versions, vector, k, passing, slot)
                 if hits is not None:
-                    return hits, "exact"
-            return await self._exact(scope, vector, dnf, k, slot), "exact"
+                    return Searched(hits, "exact")
+            return Searched(await self._exact(scope, vector, dnf, k, slot), "exact")
         fetch = min(INDEX_FETCH_MAX, max(k * 4, k * 2 * size.total // max(size.in_scope, 1)))
         while True:
             rows = await self.store.read(
@@ -109,9 +112,11 @@ class Neo4jRecallStore:
             )
             seen = rows[0]["seen"] if rows else fetch
             if len(rows) >= k or seen < fetch:
-                return [Hit(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows], "index"
+                return Searched(
+                    [Hit(r["id"], r["memory_id"], cosine_from_neo4j(r["score"])) for r in rows], "index"
+                )
             if fetch >= INDEX_FETCH_MAX:
-                return await self._exact(scope, vector, dnf, k, slot), "exact_fallback"
+                return Searched(await self._exact(scope, vector, dnf, k, slot), "exact_fallback")
             fetch = min(INDEX_FETCH_MAX, fetch * FETCH_GROWTH)
 
     async def _passing(self, scope: list[str], dnf: Dnf) -> set[str]:
@@ -177,9 +182,7 @@ class Neo4jRecallStore:
                 return [Hit(hit["id"], hit["memory_id"], hit["score"]) for hit in found]
             fetch = min(INDEX_FETCH_MAX, fetch * FETCH_GROWTH)
 
-    async def fields(
-        self, scope: list[str], dnf: Dnf, k: int, size: ScopeSize | None = None
-    ) -> tuple[list[Hit], str]:
+    async def fields(self, scope: list[str], dnf: Dnf, k: int, size: ScopeSize | None = None) -> Searched:
         """Records passing the filters, newest first, and how they were found.
 
         A scope holding most of the database walks the written_at index newest first and stops at k
@@ -189,9 +192,8 @@ class Neo4jRecallStore:
         newest_first = size.in_scope * 2 >= size.total > 0
         name = "recall_filter_newest" if newest_first else "recall_filter"
         rows = await self.store.read(name, scope=scope, dnf=dnf, k=k)
-        return [
-            Hit(r["id"], r["memory_id"], None) for r in rows
-        ], "fields_newest" if newest_first else "fields"
+        hits = [Hit(r["id"], r["memory_id"], None) for r in rows]
+        return Searched(hits, "fields_newest" if newest_first else "fields")
 
     async def history(
         self,
@@ -238,17 +240,15 @@ class Neo4jRecallStore:
         rows = await self.store.read("recall_times", ids=record_ids)
         return {str(r["id"]): int(r["at"]) for r in rows if r["at"] is not None}
 
-    async def contradictions(self, record_ids: list[str]) -> list[tuple[str, str, str]]:
+    async def contradictions(self, record_ids: list[str]) -> list[Contradiction]:
         """(result, other side, its memory) for each active record a result disagrees with, either way."""
         rows = await self.store.read("recall_contradictions", ids=record_ids)
-        return [(str(r["of"]), str(r["id"]), str(r["memory_id"])) for r in rows]
+        return [Contradiction(str(r["of"]), str(r["id"]), str(r["memory_id"])) for r in rows]
 
-    async def rerank_texts(
-        self, record_ids: list[str], chars: int, now_ms: int
-    ) -> dict[str, tuple[str, bool]]:
+    async def rerank_texts(self, record_ids: list[str], chars: int, now_ms: int) -> dict[str, RerankText]:
         """Each record's title and first `chars` of words, and whether its valid time has ended."""
         rows = await self.store.read("recall_rerank_texts", ids=record_ids, chars=chars, now=now_ms)
-        return {str(r["id"]): (str(r["words"]), bool(r["ended"])) for r in rows}
+        return {str(r["id"]): RerankText(str(r["words"]), bool(r["ended"])) for r in rows}
 
     async def subjects(self, record_ids: list[str], slot: str = "embedding") -> dict[str, Subject]:
         """Type, speaker, time and vector (in `slot`) of each record that has a time and a vector."""

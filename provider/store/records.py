@@ -11,6 +11,7 @@ from typing import Any
 
 from provider.ids import parse_instant
 from provider.models import (
+    EmbeddedRow,
     EraseReach,
     NamedRecord,
     RecordVersion,
@@ -211,7 +212,7 @@ class Neo4jRecordStore:
         )
         return bool(rows[0]["created"]) if rows else None
 
-    async def create_many(self, rows: list[tuple[RecordVersion, str, Vectors | None]]) -> int:
+    async def create_many(self, rows: list[EmbeddedRow]) -> int:
         """One transaction for a batch; ids that exist already are left alone. Returns how many were new."""
         if not rows:
             return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from provider.ids import now_ms
-from provider.models import SlotFill, SlotGap, VectorState
+from provider.models import IndexState, SlotFill, SlotGap, VectorState
 from provider.store.driver import Neo4jStore
 from provider.store.schema import FIRST_SLOT_INDEX
 
@@ -79,7 +79,7 @@ class Neo4jVectorStateStore:
             "schema_drop_record_embedding" if slot == "embedding" else "vector_index_drop_b"
         )
 
-    async def index_states(self) -> dict[str, tuple[str, int | None]]:
+    async def index_states(self) -> dict[str, IndexState]:
         """Each vector index's state (ONLINE, POPULATING) and dimension, by index name."""
         rows = await self.store.read("schema_indexes_read")
-        return {str(r["name"]): (str(r["state"]), r["dimensions"]) for r in rows}
+        return {str(r["name"]): IndexState(str(r["state"]), r["dimensions"]) for r in rows}

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from provider.errors import QuotaExhaustedError
-from provider.models import RecordVersion, Snapshot, UsageLimits, Vectors
+from provider.models import EmbeddedRow, RecordVersion, Snapshot, UsageLimits
 from tests.contract.records_sides import T0, Side, SideMaker, first_version, new_id, sides
 
 pytestmark = pytest.mark.anyio
@@ -85,7 +85,7 @@ async def test_a_record_in_a_memory_that_does_not_exist_is_not_written(side: Sid
     lost = first_version(side, new_id("hmem"), at=T0)
     assert await side.records.create(lost, "words", None) is None
     assert await side.records.read(lost.record_id) is None
-    assert await side.records.create_many([(lost, "words", None)]) == 0
+    assert await side.records.create_many([EmbeddedRow(lost, "words", None)]) == 0
 
 
 async def test_a_batch_writes_what_is_new_and_counts_it(side: Side) -> None:
@@ -93,9 +93,7 @@ async def test_a_batch_writes_what_is_new_and_counts_it(side: Side) -> None:
     kept = await remember(side, first_version(side, memory, at=T0, text="already here"))
     batch = [first_version(side, memory, at=T0 + i, text=f"batch {i}") for i in range(1, 4)]
     clash = first_version(side, memory, at=T0 + 9, text="a replay", record_id=kept.record_id)
-    rows: list[tuple[RecordVersion, str, Vectors | None]] = [
-        (v, str(v.content[0]["text"]), None) for v in [*batch, clash]
-    ]
+    rows = [EmbeddedRow(v, str(v.content[0]["text"]), None) for v in [*batch, clash]]
     assert await side.records.create_many(rows) == 3
     assert await side.records.create_many(rows) == 0
     located = await side.records.locate([v.record_id for v in batch])
@@ -299,7 +297,7 @@ async def test_a_reference_becomes_an_edge_when_its_target_arrives(side: Side) -
         first_version(side, memory, at=T0 + 4, record_id=batch_early, references=derived([batch_later])),
         first_version(side, memory, at=T0 + 5, record_id=batch_later),
     ]
-    assert await side.records.create_many([(v, "w", None) for v in imported]) == 2
+    assert await side.records.create_many([EmbeddedRow(v, "w", None) for v in imported]) == 2
     reach = await side.records.erase_reach(memory, [batch_later])
     assert reach.sources == {batch_early: frozenset({batch_later})}, "an import in any order"
 
@@ -384,7 +382,7 @@ async def test_a_record_past_the_records_quota_is_refused_and_nothing_is_kept(op
     assert await side.records.read(third.record_id) is None
     assert await side.usage() == held
     with pytest.raises(QuotaExhaustedError):
-        await side.records.create_many([(third, "words", None)])
+        await side.records.create_many([EmbeddedRow(third, "words", None)])
     assert await side.records.read(third.record_id) is None
 
 

@@ -19,13 +19,16 @@ from typing import Any
 
 from provider.ids import parse_instant
 from provider.models import (
+    Contradiction,
     Dnf,
     HeldReference,
     HistoryRanking,
     Hit,
     Located,
     RecordVersion,
+    RerankText,
     ScopeSize,
+    Searched,
     Subject,
     WordHolder,
     WordMatches,
@@ -168,7 +171,7 @@ class FakeRecallStore:
         k: int,
         size: ScopeSize | None = None,
         slot: str = "embedding",
-    ) -> tuple[list[Hit], str]:
+    ) -> Searched:
         """Cosine against every active record of the scope passing the filters; best first, ties by id."""
         scored: list[Hit] = []
         for record in self._scoped(scope):
@@ -180,7 +183,7 @@ class FakeRecallStore:
                 scored.append(Hit(record.id, record.memory_id, score))
         scored.sort(key=lambda h: (-(h.score or 0.0), h.record_id))
         size = size or self.scope_size(scope)
-        return scored[:k], "exact" if size.in_scope <= EXACT_MAX_RECORDS else "index"
+        return Searched(scored[:k], "exact" if size.in_scope <= EXACT_MAX_RECORDS else "index")
 
     def _holders(self, scope: list[str], term: str) -> list[FakeRecord]:
         phrase = tokens(term)
@@ -238,9 +241,7 @@ class FakeRecallStore:
         scored.sort(key=lambda h: (-(h.score or 0.0), h.record_id))
         return scored[:k]
 
-    async def fields(
-        self, scope: list[str], dnf: Dnf, k: int, size: ScopeSize | None = None
-    ) -> tuple[list[Hit], str]:
+    async def fields(self, scope: list[str], dnf: Dnf, k: int, size: ScopeSize | None = None) -> Searched:
         """Active records of the scope passing the filters, newest first, ties by id."""
         found = [
             (self._current(r).written_at, r)
@@ -251,7 +252,7 @@ class FakeRecallStore:
         size = size or self.scope_size(scope)
         newest_first = size.in_scope * 2 >= size.total > 0
         hits = [Hit(r.id, r.memory_id, None) for _, r in found[:k]]
-        return hits, "fields_newest" if newest_first else "fields"
+        return Searched(hits, "fields_newest" if newest_first else "fields")
 
     async def history(
         self,
@@ -334,9 +335,9 @@ class FakeRecallStore:
                 found[record_id] = _ms(current.valid_from) or current.written_at
         return found
 
-    async def contradictions(self, record_ids: list[str]) -> list[tuple[str, str, str]]:
+    async def contradictions(self, record_ids: list[str]) -> list[Contradiction]:
         """(result, other side, its memory) for each active record joined by `contradicts`, either way."""
-        rows: set[tuple[str, str, str]] = set()
+        rows: set[Contradiction] = set()
         for of in record_ids:
             if of not in self.records.records:
                 continue
@@ -346,14 +347,12 @@ class FakeRecallStore:
                 held = self.records.edges(record)
                 holds = self.records.edges(self.records.records[of])
                 if ("contradicts", of) in held or ("contradicts", record.id) in holds:
-                    rows.add((of, record.id, record.memory_id))
+                    rows.add(Contradiction(of, record.id, record.memory_id))
         return sorted(rows)
 
-    async def rerank_texts(
-        self, record_ids: list[str], chars: int, now_ms: int
-    ) -> dict[str, tuple[str, bool]]:
+    async def rerank_texts(self, record_ids: list[str], chars: int, now_ms: int) -> dict[str, RerankText]:
         """Title and words cut at `chars`, and whether its valid time has ended."""
-        found: dict[str, tuple[str, bool]] = {}
+        found: dict[str, RerankText] = {}
         for record_id in record_ids:
             record = self.records.records.get(record_id)
             if record is None:
@@ -361,7 +360,9 @@ class FakeRecallStore:
             current = self._current(record)
             head = f"{current.title}\n" if current.title else ""
             valid_to = _ms(current.valid_to)
-            found[record_id] = ((head + record.words)[:chars], valid_to is not None and valid_to <= now_ms)
+            found[record_id] = RerankText(
+                (head + record.words)[:chars], valid_to is not None and valid_to <= now_ms
+            )
         return found
 
     async def subjects(self, record_ids: list[str], slot: str = "embedding") -> dict[str, Subject]:

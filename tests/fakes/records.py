@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field, replace
 
 from provider.models import (
+    EmbeddedRow,
     EraseReach,
     RecordVersion,
     RecordWords,
@@ -124,7 +125,7 @@ class FakeRecordStore:
         self.records[version.record_id] = self._made(version, words, vectors)
         return True
 
-    async def create_many(self, rows: list[tuple[RecordVersion, str, Vectors | None]]) -> int:
+    async def create_many(self, rows: list[EmbeddedRow]) -> int:
         """The new ones of a batch, charged together; ids already taken are left alone."""
         if not rows or self.root_of(rows[0][0].memory_id) is None:
             return 0

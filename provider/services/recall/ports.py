@@ -10,13 +10,16 @@ from __future__ import annotations
 from typing import Protocol
 
 from provider.models import (
+    Contradiction,
     Dnf,
     HeldReference,
     HistoryRanking,
     Hit,
     Located,
     RecordVersion,
+    RerankText,
     ScopeSize,
+    Searched,
     Subject,
     WordMatches,
 )
@@ -47,7 +50,7 @@ class RecallStorage(Protocol):
         k: int,
         size: ScopeSize | None = None,
         slot: str = "embedding",
-    ) -> tuple[list[Hit], str]:
+    ) -> Searched:
         """Cosine over the scope's active records passing `dnf`, best first, ties by id; and how."""
         ...
 
@@ -59,9 +62,7 @@ class RecallStorage(Protocol):
         """Holders of the words in scope, scored with the whole index's statistics (a very large scope)."""
         ...
 
-    async def fields(
-        self, scope: list[str], dnf: Dnf, k: int, size: ScopeSize | None = None
-    ) -> tuple[list[Hit], str]:
+    async def fields(self, scope: list[str], dnf: Dnf, k: int, size: ScopeSize | None = None) -> Searched:
         """Active records of the scope passing `dnf`, newest first, and how they were found."""
         ...
 
@@ -89,13 +90,11 @@ class RecallStorage(Protocol):
         """When each record holds: its valid_from, else when written (ms)."""
         ...
 
-    async def contradictions(self, record_ids: list[str]) -> list[tuple[str, str, str]]:
+    async def contradictions(self, record_ids: list[str]) -> list[Contradiction]:
         """(result, other side, its memory) for each active record joined to a result by `contradicts`."""
         ...
 
-    async def rerank_texts(
-        self, record_ids: list[str], chars: int, now_ms: int
-    ) -> dict[str, tuple[str, bool]]:
+    async def rerank_texts(self, record_ids: list[str], chars: int, now_ms: int) -> dict[str, RerankText]:
         """Each record's title and words cut at `chars`, and whether its valid time has ended."""
         ...
 

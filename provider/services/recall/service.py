@@ -22,6 +22,7 @@ from provider.models import (
     RecallHit,
     RecordVersion,
     RerankRun,
+    RerankText,
     ScopeSize,
 )
 from provider.models.words import TEXT_WORDS, history_words, query_words, words_cut
@@ -328,7 +329,7 @@ class RecallService:
             return fused, [*cut, "rerank:over_budget"]
         tracing.recall_reranked(len(head))
         run = RerankRun(read=len(head), candidates=size, stopped=stopped)
-        ordered = reorder(head, scores, [texts[h.record_id][1] for h in head])
+        ordered = reorder(head, scores, [texts[h.record_id].ended for h in head])
         for hit in ordered:
             hit.rerank_run = run
         return ordered + rest, cut
@@ -341,12 +342,12 @@ class RecallService:
         return head_size(self.tuning.rerank_candidates, sharing, self.tuning.rerank_shared_min)
 
     async def _scores(
-        self, question: str, hits: list[Fused], texts: dict[str, tuple[str, bool]], deadline: float
+        self, question: str, hits: list[Fused], texts: dict[str, RerankText], deadline: float
     ) -> list[float] | None:
         left = deadline - asyncio.get_running_loop().time()
         if left <= 0 or self.reranker is None:
             return None
-        return await self.reranker.score(question, [texts[h.record_id][0] for h in hits], left)
+        return await self.reranker.score(question, [texts[h.record_id].words for h in hits], left)
 
     def _decisive(self, head: list[Fused]) -> bool:
         """The first candidate leads the second by the share the settings call decisive."""

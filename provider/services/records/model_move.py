@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from provider.models import VECTOR_INDEXES, SlotFill, VectorState, other_slot
+from provider.models import VECTOR_INDEXES, IndexState, SlotFill, VectorState, other_slot
 from provider.services.records.ports import VectorStateStorage
 from provider.services.vectors import VectorModels
 
@@ -133,7 +133,7 @@ class ModelMove:
     async def _index_online(self, index: str) -> None:
         deadline = time.monotonic() + self.index_wait_seconds
         while True:
-            state, _ = (await self.state_store.index_states()).get(index, ("MISSING", None))
+            state = (await self.state_store.index_states()).get(index, IndexState("MISSING", None)).state
             if state == "ONLINE":
                 return
             if time.monotonic() > deadline:

@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import Protocol
 
 from provider.models import (
+    EmbeddedRow,
     EraseReach,
     FileAdmission,
     FileMeta,
     FileSweep,
     IdempotencyKey,
+    IndexState,
     RecordVersion,
     RecordWords,
     SlotFill,
@@ -76,7 +78,7 @@ class RecordStorage(Protocol):
 
     async def create(self, version: RecordVersion, words: str, vectors: Vectors | None) -> bool | None: ...
 
-    async def create_many(self, rows: list[tuple[RecordVersion, str, Vectors | None]]) -> int: ...
+    async def create_many(self, rows: list[EmbeddedRow]) -> int: ...
 
     async def embedding_page(self, memory_id: str, after: str, limit: int) -> list[RecordWords]: ...
 
@@ -128,4 +130,4 @@ class VectorStateStorage(Protocol):
 
     async def drop_index(self, slot: str) -> None: ...
 
-    async def index_states(self) -> dict[str, tuple[str, int | None]]: ...
+    async def index_states(self) -> dict[str, IndexState]: ...

@@ -17,6 +17,7 @@ from provider.errors import (
 )
 from provider.models import (
     Caller,
+    EmbeddedRow,
     ReadRecord,
     RecordChanges,
     RecordDraft,
@@ -39,9 +40,6 @@ REVISE_ATTEMPTS = 5
 def writer_of(caller: Caller) -> Writer:
     """Stamped from the authenticated caller; whatever a client sends as written_by is ignored."""
     return Writer(kind="member", id=caller.member_id, type=caller.member_type)
-
-
-EmbeddedRow = tuple[RecordVersion, str, Vectors | None]
 
 
 def next_version(current: RecordVersion, wanted: RecordVersion, writer: Writer, now: int) -> RecordVersion:
@@ -166,7 +164,7 @@ class RecordService:
         embeddable = [w for w in words if w.strip()]
         made = iter(await self.vectors.for_writes(embeddable))
         embeddings = [next(made) if w.strip() else None for w in words]
-        return list(zip(versions, words, embeddings, strict=True))
+        return [EmbeddedRow(*row) for row in zip(versions, words, embeddings, strict=True)]
 
     async def stated_version(
         self,
