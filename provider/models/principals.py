@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from provider.models.access import MemberType
 
@@ -112,3 +113,24 @@ class Usage:
     content_bytes: int
     memories: int
     limits: UsageLimits
+
+
+class NewKey(NamedTuple):
+    """A key about to be stored: its id and the hash of its secret (the secret itself is never stored)."""
+
+    id: str
+    hash: str
+
+
+class Rotation(NamedTuple):
+    """A key rotation's outcome: the key issued and the one it replaces, each judged at the rotation."""
+
+    issued: ApiKey
+    previous: ApiKey
+
+
+class GroupRemoval(NamedTuple):
+    """Whether the group exists, and how many memberships a removal ended (0 or 1)."""
+
+    found: bool
+    removed: int

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from provider.models.records import Writer
 
@@ -111,3 +111,13 @@ class Projection:
         """References between records of the scope."""
         stubbed = set(self.stubs)
         return [r for r in self.references if r.target not in stubbed]
+
+
+class ProjectionPage(NamedTuple):
+    """A page of a memory's records for a sandbox's load, and where the next page starts.
+
+    `following`: the next page holds records made after this instant; None after the last page.
+    """
+
+    projection: Projection
+    following: int | None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from provider.models.access import Privilege
 
@@ -162,3 +163,18 @@ class ReachFacts:
     below: list[NodeFacts]
     names: dict[str, str]
     sizes: ScopeSizes = field(default_factory=ScopeSizes)
+
+
+class GrantsOn(NamedTuple):
+    """One memory of a chain, whether it is restricted, and the grants sitting on it, oldest first."""
+
+    memory_id: str
+    restricted: bool
+    grants: list[Grant]
+
+
+class GrantedFacts(NamedTuple):
+    """Every memory a member holds a grant on, with its chain to the root, and their names by id."""
+
+    facts: list[NodeFacts]
+    names: dict[str, str]

@@ -14,7 +14,7 @@ from itertools import groupby
 from typing import Any, Protocol
 
 from provider import metrics
-from provider.models import CopiedReference, Projection
+from provider.models import CopiedReference, Projection, ProjectionPage
 from provider.store.catalogue import statement
 
 log = logging.getLogger("provider.sandbox")
@@ -65,7 +65,7 @@ class ProjectionSource(Protocol):
 
     async def records_page(
         self, memory_id: str, inside: frozenset[str], after: PageKey, limit: int
-    ) -> tuple[Projection, PageKey | None]: ...
+    ) -> ProjectionPage: ...
 
 
 async def streamed(source: ProjectionSource, scope: list[str], expected: int = 0) -> AsyncIterator[Step]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from provider.models import Grant
+from provider.models import Grant, GrantsOn
 from provider.store.driver import ConflictingWriteError, Neo4jStore, Row
 
 # Runs of a grant write that met the slot constraint (another write for the principal got there first).
@@ -28,11 +28,11 @@ class Neo4jGrantStore:
     def __init__(self, store: Neo4jStore):
         self.store = store
 
-    async def bearing_on(self, memory_id: str) -> list[tuple[str, bool, list[Grant]]]:
+    async def bearing_on(self, memory_id: str) -> list[GrantsOn]:
         """The chain from the memory up, nearest first: (node id, restricted, grants sitting on it)."""
         rows = await self.store.read("grant_list", memory_id=memory_id)
         return [
-            (
+            GrantsOn(
                 r["memory_id"],
                 r["restricted"],
                 [

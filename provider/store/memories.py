@@ -10,6 +10,7 @@ from provider.errors import UnavailableError
 from provider.ids import now_ms
 from provider.models import (
     CreatedMemory,
+    GrantedFacts,
     MemoryFacts,
     MemoryNode,
     NewMemory,
@@ -124,7 +125,7 @@ class Neo4jMemoryStore:
             chain=chain, below=below, names={d["id"]: d["name"] for d in row["below"]}, sizes=sizes
         )
 
-    async def granted_facts(self, member_id: str) -> tuple[list[NodeFacts], dict[str, str]]:
+    async def granted_facts(self, member_id: str) -> GrantedFacts:
         """Every node the caller holds a grant on, with their chains, and the nodes' names."""
         rows = await self.store.read("memory_granted_facts", member_id=member_id)
         facts = [
@@ -137,7 +138,7 @@ class Neo4jMemoryStore:
             )
             for r in rows
         ]
-        return facts, {r["id"]: r["name"] for r in rows}
+        return GrantedFacts(facts, {r["id"]: r["name"] for r in rows})
 
     async def create(self, memory: NewMemory) -> CreatedMemory | None:
         """Creates a memory with its creator's grant; None when the parent vanished.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from provider.models import ApiKey, Group, KeyHolder, Member
+from provider.models import ApiKey, Group, GroupRemoval, KeyHolder, Member, NewKey, Rotation
 from provider.store.driver import Neo4jStore, Row
 
 
@@ -87,12 +87,12 @@ class Neo4jPrincipalStore:
         self,
         member_id: str,
         old_id: str,
-        new: tuple[str, str],
+        new: NewKey,
         *,
         now: int,
         old_ends: int,
         expires_at: int | None,
-    ) -> tuple[ApiKey, ApiKey] | None:
+    ) -> Rotation | None:
         """A new key `(id, hash)` in the old one's place; (new, old) judged at `now`, or None when unknown."""
         key_id, key_hash = new
         rows = await self.store.write(
@@ -105,7 +105,7 @@ class Neo4jPrincipalStore:
             old_ends=old_ends,
             expires_at=expires_at,
         )
-        return (_key(rows[0]["key"], now), _key(rows[0]["previous"], now)) if rows else None
+        return Rotation(_key(rows[0]["key"], now), _key(rows[0]["previous"], now)) if rows else None
 
     async def create_group(self, group_id: str, name: str, now: int) -> Group:
         """Stores a new group."""
@@ -116,7 +116,7 @@ class Neo4jPrincipalStore:
         """Adds a member or group to a group; False when either is unknown."""
         return bool(await self.store.write("group_member_add", group_id=group_id, member_id=member_id))
 
-    async def remove_from_group(self, group_id: str, member_id: str) -> tuple[bool, int]:
+    async def remove_from_group(self, group_id: str, member_id: str) -> GroupRemoval:
         """(group found, memberships removed)."""
         row = (await self.store.write("group_member_remove", group_id=group_id, member_id=member_id))[0]
-        return bool(row["group_found"]), int(row["removed"])
+        return GroupRemoval(bool(row["group_found"]), int(row["removed"]))

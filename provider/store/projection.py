@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from provider.ids import now_ms
-from provider.models import CopiedReference, Projection, ScopeVersion
+from provider.models import CopiedReference, Projection, ProjectionPage, ScopeVersion
 from provider.store.driver import Neo4jStore, Row
 
 PageKey = int  # a page holds records made after this instant (created_at)
@@ -62,7 +62,7 @@ class Neo4jProjectionStore:
 
     async def records_page(
         self, memory_id: str, inside: frozenset[str], after: PageKey, limit: int
-    ) -> tuple[Projection, PageKey | None]:
+    ) -> ProjectionPage:
         """About `limit` of the memory's records made after `after`, and where the next page starts.
 
         With their references and a stub for each target outside `inside`. Records sharing the page's
@@ -82,7 +82,7 @@ class Neo4jProjectionStore:
                 rows = await self.store.read_values("projection_records_at", memory_id=memory_id, at=last)
                 following = last
         page = _records_into(Projection(), [row for _, row in rows], set(inside), ordered=False)
-        return page, following
+        return ProjectionPage(page, following)
 
     async def read(self, scope: list[str]) -> Projection:
         """The memories, records, references and stubs of the scope, whole (tests compare copies by it)."""

@@ -24,6 +24,7 @@ from provider.models import (
     KeyHolder,
     Member,
     MemoryNode,
+    NewKey,
     NewMemory,
     NodeFacts,
     RecordVersion,
@@ -506,7 +507,7 @@ async def test_rotate_and_revoke_end_a_key_and_an_earlier_end_stays(tree: Tree) 
     new, new_hash = "hkey_" + uuid.uuid4().hex, uuid.uuid4().hex
     await tree.principals.add_key(member, old, old_hash, server=True, now=T0, expires_at=None)
     rotated = await tree.principals.rotate_key(
-        member, old, (new, new_hash), now=T0 + 5, old_ends=T0 + 100, expires_at=None
+        member, old, NewKey(new, new_hash), now=T0 + 5, old_ends=T0 + 100, expires_at=None
     )
     assert rotated == (
         ApiKey(new, member, True, T0 + 5, None, None, None, T0 + 5),
@@ -521,7 +522,7 @@ async def test_rotate_and_revoke_end_a_key_and_an_earlier_end_stays(tree: Tree) 
     assert await tree.principals.revoke_key(await tree.member(), old, T0) is None
     assert (
         await tree.principals.rotate_key(
-            member, "hkey_" + uuid.uuid4().hex, (new, new_hash), now=T0, old_ends=T0, expires_at=None
+            member, "hkey_" + uuid.uuid4().hex, NewKey(new, new_hash), now=T0, old_ends=T0, expires_at=None
         )
         is None
     )

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import cast
 
-from provider.models import ApiKey, Group, KeyHolder, Member, MemberType, Usage
+from provider.models import (
+    ApiKey,
+    Group,
+    GroupRemoval,
+    KeyHolder,
+    Member,
+    MemberType,
+    NewKey,
+    Rotation,
+    Usage,
+)
 from tests.fakes.tree_data import StoredKey, TreeData
 from tests.fakes.usage import Counts
 
@@ -66,12 +76,12 @@ class FakePrincipalStore:
         self,
         member_id: str,
         old_id: str,
-        new: tuple[str, str],
+        new: NewKey,
         *,
         now: int,
         old_ends: int,
         expires_at: int | None,
-    ) -> tuple[ApiKey, ApiKey] | None:
+    ) -> Rotation | None:
         """api_key_rotate: the new key takes the old one's server flag; the old one ends at `old_ends`."""
         old = self._key_of(member_id, old_id)
         if old is None:
@@ -80,7 +90,7 @@ class FakePrincipalStore:
         key_id, key_hash = new
         key = StoredKey(key_id, member_id, key_hash, old.server, created_at=now, expires_at=expires_at)
         self.data.keys[key_id] = key
-        return key.judged_at(now), old.judged_at(now)
+        return Rotation(key.judged_at(now), old.judged_at(now))
 
     def _key_of(self, member_id: str, key_id: str) -> StoredKey | None:
         key = self.data.keys.get(key_id)
@@ -100,12 +110,12 @@ class FakePrincipalStore:
         self.data.member_of.setdefault(member_id, set()).add(group_id)
         return True
 
-    async def remove_from_group(self, group_id: str, member_id: str) -> tuple[bool, int]:
+    async def remove_from_group(self, group_id: str, member_id: str) -> GroupRemoval:
         """group_member_remove: (group found, memberships removed)."""
         groups = self.data.member_of.get(member_id, set())
         removed = int(group_id in groups)
         groups.discard(group_id)
-        return group_id in self.data.groups, removed
+        return GroupRemoval(group_id in self.data.groups, removed)
 
 
 def _ended(instant: int | None, now: int) -> bool:

@@ -13,10 +13,11 @@ from provider.models import (
     ALL_PRIVILEGES,
     CreatedMemory,
     Grant,
+    GrantedFacts,
+    GrantsOn,
     MemoryFacts,
     MemoryNode,
     NewMemory,
-    NodeFacts,
     ReachFacts,
     ScopeSizes,
     UsageLimits,
@@ -94,13 +95,13 @@ class FakeMemoryStore:
             sizes=sizes,
         )
 
-    async def granted_facts(self, member_id: str) -> tuple[list[NodeFacts], dict[str, str]]:
+    async def granted_facts(self, member_id: str) -> GrantedFacts:
         """memory_granted_facts: every memory the caller holds a grant on, with its chain to the root."""
         principals = self.data.principals(member_id)
         held = {g.memory_id for g in self.data.grants.values() if g.principal in principals}
         nodes = {m.id: (m, i) for memory_id in held for i, m in enumerate(self.data.chain(memory_id))}
         facts = [self.data.node(m, principals, depth) for m, depth in nodes.values()]
-        return facts, {m.id: m.name for m, _ in nodes.values()}
+        return GrantedFacts(facts, {m.id: m.name for m, _ in nodes.values()})
 
     async def create(self, memory: NewMemory) -> CreatedMemory | None:
         """memory_create with its charge: the creator's implicit grant, one memory on its quota."""
@@ -178,7 +179,7 @@ class FakeGrantStore:
     def __init__(self, data: TreeData):
         self.data = data
 
-    async def bearing_on(self, memory_id: str) -> list[tuple[str, bool, list[Grant]]]:
+    async def bearing_on(self, memory_id: str) -> list[GrantsOn]:
         """grant_list: the chain from the memory up, nearest first, each with its grants, oldest first."""
         if memory_id not in self.data.memories:
             return []
@@ -188,7 +189,7 @@ class FakeGrantStore:
                 (g for g in self.data.grants.values() if g.memory_id == memory.id),
                 key=lambda g: (g.created_at, g.id),
             )
-            bearing.append((memory.id, memory.restricted, [g.domain() for g in sitting]))
+            bearing.append(GrantsOn(memory.id, memory.restricted, [g.domain() for g in sitting]))
         return bearing
 
     async def put(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from provider.models import NamedQuery, Projection, RecordVersion, ScopeVersion
+from provider.models import NamedQuery, Projection, ProjectionPage, RecordVersion, ScopeVersion
 
 
 class NamedQueryStorage(Protocol):
@@ -41,7 +41,7 @@ class ProjectionStorage(Protocol):
 
     async def records_page(
         self, memory_id: str, inside: frozenset[str], after: int, limit: int
-    ) -> tuple[Projection, int | None]: ...
+    ) -> ProjectionPage: ...
 
     async def changed(self, since: dict[str, int]) -> Projection: ...
 

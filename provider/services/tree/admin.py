@@ -6,7 +6,7 @@ import secrets
 
 from provider import ids
 from provider.errors import InvalidInputError, MemberNotFoundError
-from provider.models import LONGEST_KEY_SECONDS, ApiKey, IssuedKey, Membership, Principal, Usage
+from provider.models import LONGEST_KEY_SECONDS, ApiKey, IssuedKey, Membership, NewKey, Principal, Usage
 from provider.services.tree.identity import hash_key
 from provider.services.tree.ports import PrincipalStorage, UsageStorage
 
@@ -90,7 +90,7 @@ class AdminService:
         rotated = await self.principals.rotate_key(
             member_id,
             key_id,
-            (new_id, key_hash),
+            NewKey(new_id, key_hash),
             now=now,
             old_ends=now + grace_seconds * 1000,
             expires_at=ends,

@@ -11,10 +11,10 @@ from provider import access, ids
 from provider.errors import ConflictError, MemoryInvalidError, MemoryNotFoundError
 from provider.models import (
     Caller,
+    GrantedFacts,
     MemoryFacts,
     MemoryView,
     NewMemory,
-    NodeFacts,
     Page,
     ReachFacts,
     ScopeSizes,
@@ -229,7 +229,7 @@ class TreeService:
         readable = [m for m in facts.readable_scope() if m != ancestor_id]
         return await self._page(caller, readable, cursor, limit)
 
-    async def granted_facts(self, member_id: str) -> tuple[list[NodeFacts], dict[str, str]]:
+    async def granted_facts(self, member_id: str) -> GrantedFacts:
         """Every memory the member holds a grant on, with the facts the access walk needs, and names."""
         return await self.memories.granted_facts(member_id)
 

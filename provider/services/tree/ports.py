@@ -13,14 +13,18 @@ from provider.models import (
     ApiKey,
     CreatedMemory,
     Grant,
+    GrantedFacts,
+    GrantsOn,
     Group,
+    GroupRemoval,
     HarnessSettings,
     KeyHolder,
     Member,
     MemoryFacts,
+    NewKey,
     NewMemory,
-    NodeFacts,
     ReachFacts,
+    Rotation,
     Usage,
 )
 
@@ -28,7 +32,7 @@ from provider.models import (
 class GrantStorage(Protocol):
     """What the tree services need of the grant store."""
 
-    async def bearing_on(self, memory_id: str) -> list[tuple[str, bool, list[Grant]]]: ...
+    async def bearing_on(self, memory_id: str) -> list[GrantsOn]: ...
 
     async def put(
         self, memory_id: str, principal: str, privileges: list[str], grant_id: str, now: int
@@ -58,7 +62,7 @@ class MemoryStorage(Protocol):
 
     async def reach(self, member_id: str, memory_id: str, depth: int | None) -> ReachFacts | None: ...
 
-    async def granted_facts(self, member_id: str) -> tuple[list[NodeFacts], dict[str, str]]: ...
+    async def granted_facts(self, member_id: str) -> GrantedFacts: ...
 
     async def create(self, memory: NewMemory) -> CreatedMemory | None: ...
 
@@ -96,18 +100,18 @@ class PrincipalStorage(Protocol):
         self,
         member_id: str,
         old_id: str,
-        new: tuple[str, str],
+        new: NewKey,
         *,
         now: int,
         old_ends: int,
         expires_at: int | None,
-    ) -> tuple[ApiKey, ApiKey] | None: ...
+    ) -> Rotation | None: ...
 
     async def create_group(self, group_id: str, name: str, now: int) -> Group: ...
 
     async def add_to_group(self, group_id: str, member_id: str) -> bool: ...
 
-    async def remove_from_group(self, group_id: str, member_id: str) -> tuple[bool, int]: ...
+    async def remove_from_group(self, group_id: str, member_id: str) -> GroupRemoval: ...
 
 
 class UsageStorage(Protocol):
