@@ -36,7 +36,7 @@ async def _with_services(settings: Settings, work: Work) -> int:
     """Runs a command's work in the runtime; each command applies the schema where it needs it."""
     try:
         async with running(settings, schema=False) as runtime:
-            with use_limits(settings.limits()):
+            with use_limits(settings.limits):
                 result: int = await work(runtime.services, runtime.store, runtime.embedder)
             return result
     except ProviderError as e:

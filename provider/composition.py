@@ -334,7 +334,7 @@ def _lifecycle(
         Neo4jEntityStore(store, usage),
         runs_store,
         record_store=record_store,
-        reference_cap=settings.limits().references,
+        reference_cap=settings.limits.references,
     )
     consolidation = ConsolidationService(
         tree,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,23 +23,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 NEO4J_SCHEMES = frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"})
 KNOWN_DEFAULT_KEYS = frozenset({"", "admin", "changeme", "secret", "password", "uhp-admin"})
 MIN_ARCHIVE_KEY_CHARS = 32
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Every bound on what a caller sends; docs/SECURITY.md lists each with its setting."""
-
-    json_depth: int = 32  # nesting of a whole body
-    text_chars: int = 200_000  # characters in one text part, a title-less text, a query string
-    parts: int = 256  # content parts in one record
-    attribute_depth: int = 8  # nesting inside `attributes`
-    attribute_keys: int = 512  # keys in `attributes`, counted at every level
-    attribute_bytes: int = 65_536  # `attributes` as compact JSON, in UTF-8 bytes
-    attribute_key_chars: int = 128  # one key in `attributes` (each new key is a property name in Neo4j)
-    references: int = 256  # references in one record
-    list_items: int = 1_000  # items of any other list: `types`, `in`, `record_ids`, episodes
-    filter_terms: int = 64  # leaves and combinators in one filter tree
-    schema_bytes: int = 65_536  # a named query's params schema as compact JSON
 
 
 class RecallSettings(BaseSettings):
@@ -202,6 +184,42 @@ class QuotaSettings(BaseSettings):
     """The most records one root memory's tree holds, whoever wrote them; past it the same 429."""
     root_content_bytes: NonNegativeInt = 8 * 1024**3
     """The most bytes of content (every version) one root memory's tree holds; past it the same 429."""
+
+
+class Limits(BaseSettings):
+    """Every bound on what a caller sends (`UHP_MAX_*`); docs/SECURITY.md lists each.
+
+    The wire models read them from the request's context (protocol/wire.py), so a value is frozen.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="UHP_MAX_", extra="ignore", frozen=True, use_attribute_docstrings=True
+    )
+
+    # What one request may carry (docs/SECURITY.md "Bounds on what a caller sends"); protocol/wire.py
+    # applies them.
+    json_depth: PositiveInt = 32
+    """Nesting of a whole body, refused before it can reach a store or a reader."""
+    text_chars: PositiveInt = 200_000
+    """Characters in one text part, a `query`, a `text`, a filter's string value."""
+    parts: PositiveInt = 256
+    """Content parts in one record."""
+    attribute_depth: PositiveInt = 8
+    """Nesting inside `attributes` (and an extension part's fields)."""
+    attribute_keys: PositiveInt = 512
+    """Keys in `attributes`, counted at every level."""
+    attribute_bytes: PositiveInt = 65_536
+    """`attributes` as compact UTF-8 JSON."""
+    attribute_key_chars: PositiveInt = 128
+    """One key in `attributes` (each new key becomes a property name in Neo4j)."""
+    references: PositiveInt = 256
+    """References in one record."""
+    list_items: PositiveInt = 1_000
+    """Items in `types` and in an `in` filter's values."""
+    filter_terms: PositiveInt = 64
+    """Terms and combinators in one filter (nested at most 6 levels)."""
+    schema_bytes: PositiveInt = 65_536
+    """A named query's params schema as compact JSON."""
 
 
 class Settings(BaseSettings):
@@ -379,30 +397,8 @@ class Settings(BaseSettings):
     neo4j_transient_retry_ms: int = Field(10_000, ge=0)
     """How long a transaction is retried after a deadlock or a write racing another; then 503."""
 
-    # What one request may carry (docs/SECURITY.md "Bounds on what a caller sends"); protocol/wire.py
-    # applies them.
-    max_json_depth: PositiveInt = 32
-    """Nesting of a whole body, refused before it can reach a store or a reader."""
-    max_text_chars: PositiveInt = 200_000
-    """Characters in one text part, a `query`, a `text`, a filter's string value."""
-    max_parts: PositiveInt = 256
-    """Content parts in one record."""
-    max_attribute_depth: PositiveInt = 8
-    """Nesting inside `attributes` (and an extension part's fields)."""
-    max_attribute_keys: PositiveInt = 512
-    """Keys in `attributes`, counted at every level."""
-    max_attribute_bytes: PositiveInt = 65_536
-    """`attributes` as compact UTF-8 JSON."""
-    max_attribute_key_chars: PositiveInt = 128
-    """One key in `attributes` (each new key becomes a property name in Neo4j)."""
-    max_references: PositiveInt = 256
-    """References in one record."""
-    max_list_items: PositiveInt = 1_000
-    """Items in `types` and in an `in` filter's values."""
-    max_filter_terms: PositiveInt = 64
-    """Terms and combinators in one filter (nested at most 6 levels)."""
-    max_schema_bytes: PositiveInt = 65_536
-    """A named query's params schema as compact JSON."""
+    limits: Limits = Field(default_factory=lambda: Limits())
+    """The `UHP_MAX_*` settings (Limits): the bounds on what a caller sends."""
 
     @model_validator(mode="before")
     @classmethod
@@ -451,22 +447,6 @@ class Settings(BaseSettings):
             group = getattr(self, group_name)
             top[group_name] = type(group).model_validate({**dict(group), **changes})
         return type(self).model_validate({**dict(self), **top})
-
-    def limits(self) -> Limits:
-        """The request bounds as the wire models read them."""
-        return Limits(
-            json_depth=self.max_json_depth,
-            text_chars=self.max_text_chars,
-            parts=self.max_parts,
-            attribute_depth=self.max_attribute_depth,
-            attribute_keys=self.max_attribute_keys,
-            attribute_bytes=self.max_attribute_bytes,
-            attribute_key_chars=self.max_attribute_key_chars,
-            references=self.max_references,
-            list_items=self.max_list_items,
-            filter_terms=self.max_filter_terms,
-            schema_bytes=self.max_schema_bytes,
-        )
 
     # Export and restore of a subtree (docs/EXPORT.md): what one step holds in memory.
     export_page_records: PositiveInt = 500

@@ -97,7 +97,7 @@ def install(app: FastAPI, settings: Settings) -> None:
         # A replay needs the caller and a bounded body.
         (Idempotency, {}),
         # Innermost: the bounds the request models read while a route parses its body.
-        (RequestLimits, {"limits": settings.limits()}),
+        (RequestLimits, {"limits": settings.limits}),
     ]
     for layer, options in reversed(layers):  # Starlette: the layer added last is the outermost
         app.add_middleware(layer, **options)

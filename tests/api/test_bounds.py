@@ -234,13 +234,8 @@ def test_openapi_shows_every_request_body_and_its_field_descriptions(client: Tes
 
 
 def test_the_bounds_come_from_the_settings(settings: Settings, embedder: OnnxEmbedder, admin: Admin) -> None:
-    tight = settings.model_copy(
-        update={
-            "max_parts": 2,
-            "max_text_chars": 10,
-            "max_attribute_keys": 1,
-            "admin_key": SecretStr(admin.key),
-        }
+    tight = settings.changed(
+        max_parts=2, max_text_chars=10, max_attribute_keys=1, admin_key=SecretStr(admin.key)
     )
     with TestClient(create_app(tight, embedder=embedder)) as small:
         member = Admin(client=small, key=admin.key).member()

@@ -97,7 +97,7 @@ class MemoryTools:
         """One call: checked arguments, the route's service call, a fenced answer; never an exception."""
         services = self.services_of()
         settings = services.settings
-        with tracing.span(*tool_span(params.name)) as span, use_limits(settings.limits()):
+        with tracing.span(*tool_span(params.name)) as span, use_limits(settings.limits):
             try:
                 handler, call, what = prepared(services, self._caller(ctx), params.name, params.arguments)
                 answer = await handler(call)
