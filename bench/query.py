@@ -84,7 +84,7 @@ def timed(call: Callable[[], T]) -> tuple[float, T]:
 async def seed(settings: Settings, memory_id: str, writer_id: str, count: int) -> None:
     """`count` records in the memory, each tenth referencing the one before, batched like bulk import."""
     store = Neo4jStore.connect(
-        settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(), "neo4j"
+        settings.neo4j.uri, settings.neo4j.user, settings.neo4j.password.get_secret_value(), "neo4j"
     )
     records = Neo4jRecordStore(store, Neo4jUsageStore(store, UsageLimits()))
     now = ids.now_ms()

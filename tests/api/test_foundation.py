@@ -300,10 +300,10 @@ def on_store(settings: Settings, work: Callable[[Neo4jStore], Awaitable[T]]) -> 
 
     async def main() -> T:
         store = Neo4jStore.connect(
-            settings.neo4j_uri,
-            settings.neo4j_user,
-            settings.neo4j_password.get_secret_value(),
-            settings.neo4j_database,
+            settings.neo4j.uri,
+            settings.neo4j.user,
+            settings.neo4j.password.get_secret_value(),
+            settings.neo4j.database,
         )
         try:
             return await work(store)

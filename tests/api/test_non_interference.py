@@ -340,7 +340,7 @@ class Run:
 
 async def run_both(settings: Settings) -> Run:
     store = Neo4jStore.connect(
-        settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value(), "neo4j"
+        settings.neo4j.uri, settings.neo4j.user, settings.neo4j.password.get_secret_value(), "neo4j"
     )
     assert settings.query.sandbox_url is not None, "the session's sandbox service"
     pool = SandboxPool(settings.query.sandbox_url, settings.query.sandbox_token.get_secret_value())

@@ -534,7 +534,7 @@ def test_the_service_holds_no_secret_of_the_main_service(
     names = {entry.split(b"=", 1)[0].decode() for entry in environ.split(b"\0") if entry}
     assert names <= {"PATH", "LANG", "LC_ALL", "TZ"} | {n for n in names if n.startswith("UHP_SANDBOX_")}
     cmdline = Path(f"/proc/{local.process.pid}/cmdline").read_bytes()
-    for secret in (settings.neo4j_password.get_secret_value(), settings.admin_key.get_secret_value()):
+    for secret in (settings.neo4j.password.get_secret_value(), settings.admin_key.get_secret_value()):
         assert secret and secret.encode() not in environ + cmdline
     assert local.token.encode() in environ, "its own token, made for it"
 

@@ -116,9 +116,9 @@ def test_the_cli_exports_and_restores_with_progress_on_stderr(
     monkeypatch.setenv("UHP_ENVIRONMENT", "test")
     monkeypatch.setenv("UHP_FILE_DIR", str(settings.file_dir))
     # The CLI reads the deployment from the environment: the tests' Neo4j, wherever it came from.
-    monkeypatch.setenv("NEO4J_URI", settings.neo4j_uri)
-    monkeypatch.setenv("NEO4J_USER", settings.neo4j_user)
-    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j_password.get_secret_value())
+    monkeypatch.setenv("NEO4J_URI", settings.neo4j.uri)
+    monkeypatch.setenv("NEO4J_USER", settings.neo4j.user)
+    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j.password.get_secret_value())
     monkeypatch.setenv("UHP_ARCHIVE_KEY", secrets.token_urlsafe(32))  # signs the export, trusts it back
     tree = build(lab, alice, bob)
     before = readback(lab, alice, tree)

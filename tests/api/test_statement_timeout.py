@@ -28,10 +28,10 @@ MONITOR_SLACK_S = 6.0
 
 def store_with(settings: Settings, timeout_ms: int) -> Neo4jStore:
     return Neo4jStore.connect(
-        settings.neo4j_uri,
-        settings.neo4j_user,
-        settings.neo4j_password.get_secret_value(),
-        settings.neo4j_database,
+        settings.neo4j.uri,
+        settings.neo4j.user,
+        settings.neo4j.password.get_secret_value(),
+        settings.neo4j.database,
         timeout_ms=timeout_ms,
         bulk_timeout_ms=timeout_ms,
     )
@@ -60,7 +60,7 @@ def test_a_slow_statement_is_stopped_at_the_timeout_with_a_clear_error(settings:
 
 def test_every_bulk_statement_exists_and_gets_the_longer_bound(settings: Settings) -> None:
     assert set(names()) >= BULK_STATEMENTS
-    store = Neo4jStore.connect(settings.neo4j_uri, "u", "p", "neo4j", timeout_ms=10, bulk_timeout_ms=2000)
+    store = Neo4jStore.connect(settings.neo4j.uri, "u", "p", "neo4j", timeout_ms=10, bulk_timeout_ms=2000)
     assert {store.timeout_s(name) for name in BULK_STATEMENTS} == {2.0}
     assert store.timeout_s("memory_update") == 0.01
     assert Neo4jStore(store.driver, "neo4j").timeout_s("memory_update") is None, "the sandbox's store"
@@ -87,8 +87,8 @@ def test_a_request_stuck_behind_a_lock_answers_503_instead_of_hanging(
 ) -> None:
     memory = make_memory(client, alice, "locked")
     path, rename = f"/v1/memories/{memory['id']}", {"name": "renamed"}
-    auth = (settings.neo4j_user, settings.neo4j_password.get_secret_value())
-    with GraphDatabase.driver(settings.neo4j_uri, auth=auth) as driver, driver.session() as session:
+    auth = (settings.neo4j.user, settings.neo4j.password.get_secret_value())
+    with GraphDatabase.driver(settings.neo4j.uri, auth=auth) as driver, driver.session() as session:
         holder = session.begin_transaction()
         holder.run("MATCH (m:Memory {id: $id}) SET m.held = true", id=memory["id"]).consume()
         try:

@@ -39,14 +39,12 @@ def fresh(
 ) -> Iterator[TestClient]:
     """An app of its own: the folder's Neo4j and an empty file store, as a new deployment would have."""
     access = neo4j.access
-    own = settings.model_copy(
-        update={
-            "neo4j_uri": access.uri,
-            "neo4j_user": access.user,
-            "neo4j_password": SecretStr(access.password),
-            "file_dir": tmp_path / "fresh-files",
-            "archive_key": SecretStr(KEY),
-        }
+    own = settings.changed(
+        neo4j_uri=access.uri,
+        neo4j_user=access.user,
+        neo4j_password=SecretStr(access.password),
+        file_dir=tmp_path / "fresh-files",
+        archive_key=SecretStr(KEY),
     )
     with TestClient(create_app(own, embedder=embedder)) as client:
         yield client

@@ -84,8 +84,8 @@ class Deployment:
     ids: dict[str, str]
 
     def cypher(self, statement: str, **params: Any) -> list[dict[str, Any]]:
-        auth = (self.settings.neo4j_user, self.settings.neo4j_password.get_secret_value())
-        with GraphDatabase.driver(self.settings.neo4j_uri, auth=auth) as driver:
+        auth = (self.settings.neo4j.user, self.settings.neo4j.password.get_secret_value())
+        with GraphDatabase.driver(self.settings.neo4j.uri, auth=auth) as driver:
             records, _, _ = driver.execute_query(statement, params)
             return [r.data() for r in records]
 
@@ -99,15 +99,13 @@ def deployment(
 ) -> Iterator[Deployment]:
     home = tmp_path_factory.mktemp("model-move-neo4j")
     server = neo4j_server.start(home, heap="512m", pagecache="128m")
-    own = settings.model_copy(
-        update={
-            "neo4j_uri": server.uri,
-            "neo4j_user": server.user,
-            "neo4j_password": SecretStr(server.password),
-            "file_dir": tmp_path_factory.mktemp("model-move-files"),
-            "vector_state_seconds": 0.2,
-            "model_move_settle_seconds": 1.0,
-        }
+    own = settings.changed(
+        neo4j_uri=server.uri,
+        neo4j_user=server.user,
+        neo4j_password=SecretStr(server.password),
+        file_dir=tmp_path_factory.mktemp("model-move-files"),
+        vector_state_seconds=0.2,
+        model_move_settle_seconds=1.0,
     )
     try:
         with TestClient(create_app(own, embedder=embedder)) as client:
@@ -177,9 +175,9 @@ def test_recall_reads_the_old_model_until_the_switch_and_nothing_written_meanwhi
     # The command line resumes the move from where it stopped and takes it to its end.
     environment = {
         **os.environ,
-        "NEO4J_URI": deployment.settings.neo4j_uri,
-        "NEO4J_USER": deployment.settings.neo4j_user,
-        "NEO4J_PASSWORD": deployment.settings.neo4j_password.get_secret_value(),
+        "NEO4J_URI": deployment.settings.neo4j.uri,
+        "NEO4J_USER": deployment.settings.neo4j.user,
+        "NEO4J_PASSWORD": deployment.settings.neo4j.password.get_secret_value(),
         "UHP_ENVIRONMENT": "test",
         "UHP_ADMIN_KEY": deployment.settings.admin_key.get_secret_value(),
         "UHP_FILE_DIR": str(deployment.settings.file_dir),

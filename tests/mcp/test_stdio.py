@@ -26,9 +26,9 @@ def environment(settings: Settings, files: Path, **extra: str) -> dict[str, str]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("UHP_", "NEO4J_"))}
     return {
         **env,
-        "NEO4J_URI": settings.neo4j_uri,
-        "NEO4J_USER": settings.neo4j_user,
-        "NEO4J_PASSWORD": settings.neo4j_password.get_secret_value(),
+        "NEO4J_URI": settings.neo4j.uri,
+        "NEO4J_USER": settings.neo4j.user,
+        "NEO4J_PASSWORD": settings.neo4j.password.get_secret_value(),
         "UHP_FILE_DIR": str(files),
         "UHP_QUERY_SANDBOX": "false",
         **extra,

@@ -65,14 +65,14 @@ def test_neo4j_variables_read_their_plain_names(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("NEO4J_USER", "reader")
     monkeypatch.setenv("NEO4J_PASSWORD", "pw-from-env")
     settings = Settings(environment="test")
-    assert settings.neo4j_uri == "bolt://db.example:7687"
-    assert settings.neo4j_user == "reader"
-    assert settings.neo4j_password.get_secret_value() == "pw-from-env"
+    assert settings.neo4j.uri == "bolt://db.example:7687"
+    assert settings.neo4j.user == "reader"
+    assert settings.neo4j.password.get_secret_value() == "pw-from-env"
 
 
 def test_neo4j_variables_also_read_the_prefixed_names(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("UHP_NEO4J_URI", "bolt://prefixed:7687")
-    assert Settings(environment="test").neo4j_uri == "bolt://prefixed:7687"
+    assert Settings(environment="test").neo4j.uri == "bolt://prefixed:7687"
 
 
 def test_keyword_arguments_set_the_neo4j_fields() -> None:
@@ -80,7 +80,7 @@ def test_keyword_arguments_set_the_neo4j_fields() -> None:
     settings = Settings(
         environment="test", neo4j_uri="bolt://given:1", neo4j_user="u", neo4j_password=SecretStr("p")
     )
-    assert (settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password.get_secret_value()) == (
+    assert (settings.neo4j.uri, settings.neo4j.user, settings.neo4j.password.get_secret_value()) == (
         "bolt://given:1",
         "u",
         "p",
@@ -91,7 +91,7 @@ def test_keyword_arguments_set_the_neo4j_fields() -> None:
     "uri", ["bolt://db:7687", "neo4j://db:7687", "neo4j+s://abcd1234.databases.neo4j.io", "neo4j+ssc://db"]
 )
 def test_direct_and_routing_uris_are_taken(uri: str) -> None:
-    assert Settings(environment="test", neo4j_uri=uri).neo4j_uri == uri
+    assert Settings(environment="test", neo4j_uri=uri).neo4j.uri == uri
 
 
 def test_an_unknown_uri_scheme_is_refused() -> None:

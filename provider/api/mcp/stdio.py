@@ -60,7 +60,7 @@ def main() -> int:
         settings = Settings()
     else:
         settings = Settings(admin_key=SecretStr(secrets.token_urlsafe(32)))
-    if not settings.neo4j_uri:
+    if not settings.neo4j.uri:
         print("mcp: set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD)", file=sys.stderr)
         return 2
     key = os.environ.get(KEY, "").strip()
