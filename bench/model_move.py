@@ -127,7 +127,7 @@ def measure(target: Neo4jTarget, records: int, count: int) -> dict[str, Any]:
             {
                 "UHP_ENVIRONMENT": "test",
                 "UHP_ADMIN_KEY": admin_key,
-                "UHP_FILE_DIR": str(settings.file_dir),
+                "UHP_FILE_DIR": str(settings.file.dir),
                 "UHP_MODEL_MOVE_SETTLE_SECONDS": "10",
             },
         )

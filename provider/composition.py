@@ -259,9 +259,9 @@ def cross_encoder(settings: Settings) -> CrossEncoder:
 
 def _files(settings: Settings, store: Neo4jStore, blobs: BlobStore) -> FileService:
     quota = FileQuota(
-        bytes=settings.file_quota_bytes,
-        files=settings.file_quota_files,
-        orphan_grace_ms=settings.file_orphan_grace_seconds * 1000,
+        bytes=settings.file.quota_bytes,
+        files=settings.file.quota_files,
+        orphan_grace_ms=settings.file.orphan_grace_seconds * 1000,
     )
     return FileService(Neo4jFileStore(store), blobs, settings.content_media, quota)
 

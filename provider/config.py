@@ -261,6 +261,57 @@ class Neo4jSettings(BaseSettings):
     """How long a transaction is retried after a deadlock or a write racing another; then 503."""
 
 
+class S3Settings(BaseSettings):
+    """Where file bytes go in an S3-compatible store (`UHP_S3_*`), with `UHP_FILE_STORE=s3`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="UHP_S3_", env_parse_none_str="null", extra="ignore", use_attribute_docstrings=True
+    )
+
+    bucket: str = ""
+    """The bucket; required with `UHP_FILE_STORE=s3`, and it must exist."""
+    prefix: str = ""
+    """Put before every key, without a leading slash: `files/` gives `files/<aa>/<sha256>`, and uploads
+    under way go under `files/incoming/`."""
+    endpoint: str = ""
+    """Another S3-compatible store (SeaweedFS, MinIO, Ceph, R2), addressed by path; empty: AWS S3."""
+    region: str = "us-east-1"
+    """The bucket's region."""
+    access_key_id: str = ""
+    """The store's access key id; empty, with the secret too, leaves boto3 its own chain (`AWS_*`
+    variables, a profile, an instance role)."""
+    secret_access_key: SecretStr = SecretStr("")
+    """The store's secret key (empty: boto3's own chain)."""
+    part_bytes: int = Field(8 * 1024 * 1024, ge=5 * 1024 * 1024)
+    """One part of a multipart upload, at least 5 MiB (S3's floor): the most one upload holds in memory.
+    A smaller file is put whole."""
+
+
+class FileSettings(BaseSettings):
+    """Uploaded files: where their bytes are kept and what one principal's uploads may hold (`UHP_FILE_*`)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="UHP_FILE_", env_parse_none_str="null", extra="ignore", use_attribute_docstrings=True
+    )
+
+    # Where file bytes live (docs/OPERATIONS.md "Several instances"): a directory for one instance, an
+    # S3-compatible bucket that several share. Empty S3 credentials leave boto3 its own chain.
+    store: Literal["directory", "s3"] = "directory"
+    """Where file bytes are kept, by content: `directory` (in `UHP_FILE_DIR`, one instance) or `s3` (an
+    S3-compatible bucket several instances share)."""
+    dir: Path = Path(".local/files")
+    """The directory store's folder."""
+    # What one principal's uploads may hold at once (docs/SECURITY.md "Files"): past either, 429
+    # quota_exhausted. An upload no record names after the grace is reclaimed by the sweeper.
+    quota_bytes: PositiveInt = 1024 * 1024 * 1024
+    """The most bytes one principal's uploads hold at once; an upload past it is 429 `quota_exhausted`."""
+    quota_files: PositiveInt = 10_000
+    """The most files one principal's uploads hold at once; past it the same 429."""
+    orphan_grace_seconds: NonNegativeInt = 24 * 3600
+    """An upload no record has named for this long is reclaimed by the sweeper: its bytes, its metadata
+    and its share of the quota."""
+
+
 class Settings(BaseSettings):
     """Everything the service can be told; docs/CONFIGURATION.md lists it, generated from here.
 
@@ -319,41 +370,12 @@ class Settings(BaseSettings):
     """Where the exported ONNX graph and fetched models live (and, for the scripts, the Python
     environment and the Neo4j jars)."""
 
-    # Where file bytes live (docs/OPERATIONS.md "Several instances"): a directory for one instance, an
-    # S3-compatible bucket that several share. Empty S3 credentials leave boto3 its own chain.
-    file_store: Literal["directory", "s3"] = "directory"
-    """Where file bytes are kept, by content: `directory` (in `UHP_FILE_DIR`, one instance) or `s3` (an
-    S3-compatible bucket several instances share)."""
-    file_dir: Path = Path(".local/files")
-    """The directory store's folder."""
-    s3_bucket: str = ""
-    """The bucket; required with `UHP_FILE_STORE=s3`, and it must exist."""
-    s3_prefix: str = ""
-    """Put before every key, without a leading slash: `files/` gives `files/<aa>/<sha256>`, and uploads
-    under way go under `files/incoming/`."""
-    s3_endpoint: str = ""
-    """Another S3-compatible store (SeaweedFS, MinIO, Ceph, R2), addressed by path; empty: AWS S3."""
-    s3_region: str = "us-east-1"
-    """The bucket's region."""
-    s3_access_key_id: str = ""
-    """The store's access key id; empty, with the secret too, leaves boto3 its own chain (`AWS_*`
-    variables, a profile, an instance role)."""
-    s3_secret_access_key: SecretStr = SecretStr("")
-    """The store's secret key (empty: boto3's own chain)."""
-    s3_part_bytes: int = Field(8 * 1024 * 1024, ge=5 * 1024 * 1024)
-    """One part of a multipart upload, at least 5 MiB (S3's floor): the most one upload holds in memory.
-    A smaller file is put whole."""
+    file: FileSettings = Field(default_factory=lambda: FileSettings())
+    """The `UHP_FILE_*` settings (FileSettings)."""
+    s3: S3Settings = Field(default_factory=lambda: S3Settings())
+    """The `UHP_S3_*` settings (S3Settings)."""
     content_media: list[str] = ["text/*", "image/*", "application/pdf", "audio/*"]
     """Media types a file part may have; any other is refused with `memory_unsupported`."""
-    # What one principal's uploads may hold at once (docs/SECURITY.md "Files"): past either, 429
-    # quota_exhausted. An upload no record names after the grace is reclaimed by the sweeper.
-    file_quota_bytes: PositiveInt = 1024 * 1024 * 1024
-    """The most bytes one principal's uploads hold at once; an upload past it is 429 `quota_exhausted`."""
-    file_quota_files: PositiveInt = 10_000
-    """The most files one principal's uploads hold at once; past it the same 429."""
-    file_orphan_grace_seconds: NonNegativeInt = 24 * 3600
-    """An upload no record has named for this long is reclaimed by the sweeper: its bytes, its metadata
-    and its share of the quota."""
     quota: QuotaSettings = Field(default_factory=lambda: QuotaSettings())
     """The `UHP_QUOTA_*` settings (QuotaSettings)."""
     erase_batch_records: PositiveInt = 500
@@ -591,9 +613,9 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _bucket_for_s3(self) -> Settings:
-        if self.file_store == "s3" and not self.s3_bucket:
+        if self.file.store == "s3" and not self.s3.bucket:
             raise ValueError("UHP_FILE_STORE=s3 needs UHP_S3_BUCKET")
-        if self.s3_prefix.startswith("/"):
+        if self.s3.prefix.startswith("/"):
             raise ValueError("UHP_S3_PREFIX is a key prefix such as `uhp/`, without a leading slash")
         return self
 

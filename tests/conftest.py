@@ -93,16 +93,14 @@ def s3_target() -> Iterator[s3proxy.S3Target]:
 @pytest.fixture(scope="session")
 def s3_settings(settings: Settings, s3_target: s3proxy.S3Target) -> Settings:
     """The suite's settings with file bytes in the S3 store, under a prefix as an operator would set."""
-    return settings.model_copy(
-        update={
-            "file_store": "s3",
-            "s3_endpoint": s3_target.endpoint,
-            "s3_region": s3_target.region,
-            "s3_bucket": s3_target.bucket,
-            "s3_prefix": "api/",
-            "s3_access_key_id": s3_target.access_key_id,
-            "s3_secret_access_key": SecretStr(s3_target.secret_access_key),
-        }
+    return settings.changed(
+        file_store="s3",
+        s3_endpoint=s3_target.endpoint,
+        s3_region=s3_target.region,
+        s3_bucket=s3_target.bucket,
+        s3_prefix="api/",
+        s3_access_key_id=s3_target.access_key_id,
+        s3_secret_access_key=SecretStr(s3_target.secret_access_key),
     )
 
 

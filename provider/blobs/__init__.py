@@ -90,8 +90,8 @@ async def chunks(reader: BlobReader, size: int = CHUNK_BYTES) -> AsyncIterator[b
 
 def configured(settings: Settings) -> BlobStore:
     """The store `UHP_FILE_STORE` names; the S3 client library is imported only when it is used."""
-    if settings.file_store == "s3":
+    if settings.file.store == "s3":
         from provider.blobs.s3 import S3BlobStore
 
         return S3BlobStore.from_settings(settings)
-    return DirectoryBlobStore(settings.file_dir)
+    return DirectoryBlobStore(settings.file.dir)

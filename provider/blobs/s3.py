@@ -160,17 +160,17 @@ class S3BlobStore:
     @classmethod
     def from_settings(cls, settings: Settings) -> S3BlobStore:
         """A client for UHP_S3_*; empty credentials leave boto3 its own chain (environment, role)."""
-        secret = settings.s3_secret_access_key.get_secret_value()
+        secret = settings.s3.secret_access_key.get_secret_value()
         client = boto3.session.Session().client(
             "s3",
-            endpoint_url=settings.s3_endpoint or None,
-            region_name=settings.s3_region,
-            aws_access_key_id=settings.s3_access_key_id or None,
+            endpoint_url=settings.s3.endpoint or None,
+            region_name=settings.s3.region,
+            aws_access_key_id=settings.s3.access_key_id or None,
             aws_secret_access_key=secret or None,
             config=Config(
                 # An endpoint of our own (SeaweedFS, MinIO, Ceph, R2) is addressed by path: a virtual
                 # host name `<bucket>.<endpoint>` rarely resolves there.
-                s3={"addressing_style": "path" if settings.s3_endpoint else "auto"},
+                s3={"addressing_style": "path" if settings.s3.endpoint else "auto"},
                 # Checksums only where S3 requires them: several compatible servers reject the
                 # trailing checksums boto3 sends by default.
                 request_checksum_calculation="when_required",
@@ -182,7 +182,7 @@ class S3BlobStore:
                 retries={"max_attempts": 3, "mode": "standard"},
             ),
         )
-        return cls(client, settings.s3_bucket, prefix=settings.s3_prefix, part_bytes=settings.s3_part_bytes)
+        return cls(client, settings.s3.bucket, prefix=settings.s3.prefix, part_bytes=settings.s3.part_bytes)
 
     def call(self, operation: str, **params: Any) -> Any:
         """One S3 operation on the bucket, its failures as ours (absent: FileNotFoundError; else 503)."""

@@ -115,7 +115,7 @@ def upload_headers(who: Member) -> dict[str, str]:
 
 
 def incoming(settings: Settings) -> list[Path]:
-    folder = settings.file_dir / INCOMING
+    folder = settings.file.dir / INCOMING
     return sorted(folder.iterdir()) if folder.exists() else []
 
 
@@ -272,7 +272,7 @@ def test_an_upload_streams_to_disk_hashed_on_the_way_not_held_in_memory(
     assert answer.status == 200, answer.body
     body = json.loads(answer.body)
     assert (body["bytes"], body["filename"], body["media_type"]) == (size, "big.bin", "application/pdf")
-    kept = settings.file_dir / digest.hexdigest()[:2] / digest.hexdigest()
+    kept = settings.file.dir / digest.hexdigest()[:2] / digest.hexdigest()
     assert kept.stat().st_size == size
     assert incoming(settings) == []
     assert peak < 8 * MiB, f"{peak / MiB:.1f} MiB held for a {size // MiB} MiB upload"

@@ -240,7 +240,7 @@ def with_file(lab: Lab, who: Member, memory_id: str, file_id: str) -> dict[str, 
 
 def on_disk(settings: Settings, data: bytes) -> list[str]:
     digest = hashlib.sha256(data).hexdigest()
-    return [str(p) for p in settings.file_dir.rglob(digest)]
+    return [str(p) for p in settings.file.dir.rglob(digest)]
 
 
 def content_of(lab: Lab, who: Member, record: dict[str, Any]) -> Reply:

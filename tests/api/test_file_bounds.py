@@ -35,13 +35,11 @@ def bounded(
     settings: Settings, embedder: OnnxEmbedder, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[TestClient]:
     """An app whose uploaders may hold 1000 bytes in 3 files, reclaimed when unnamed for an hour."""
-    small = settings.model_copy(
-        update={
-            "file_quota_bytes": QUOTA_BYTES,
-            "file_quota_files": QUOTA_FILES,
-            "file_orphan_grace_seconds": GRACE_SECONDS,
-            "file_dir": tmp_path_factory.mktemp("bounded-files"),
-        }
+    small = settings.changed(
+        file_quota_bytes=QUOTA_BYTES,
+        file_quota_files=QUOTA_FILES,
+        file_orphan_grace_seconds=GRACE_SECONDS,
+        file_dir=tmp_path_factory.mktemp("bounded-files"),
     )
     with TestClient(create_app(small, embedder=embedder)) as test_client:
         yield test_client

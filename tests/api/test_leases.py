@@ -157,7 +157,7 @@ def upload(client: TestClient, who: Member, data: bytes) -> dict[str, Any]:
 
 def blob_path(settings: Settings, data: bytes) -> Path:
     digest = hashlib.sha256(data).hexdigest()
-    return Path(settings.file_dir) / digest[:2] / digest
+    return Path(settings.file.dir) / digest[:2] / digest
 
 
 def erased_alone(client: TestClient, records: Any, memory_id: str, record_id: str) -> None:
@@ -249,7 +249,7 @@ def test_the_sweeper_clears_expired_keys_dead_runs_and_stale_uploads(
         id=run_id,
         m=memory_id,
     )
-    incoming = Path(settings.file_dir) / "incoming"
+    incoming = Path(settings.file.dir) / "incoming"
     incoming.mkdir(parents=True, exist_ok=True)
     stale, fresh = incoming / f"upload-stale-{tag()}", incoming / f"upload-fresh-{tag()}"
     for leftover in (stale, fresh):

@@ -114,7 +114,7 @@ def test_the_cli_exports_and_restores_with_progress_on_stderr(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("UHP_ENVIRONMENT", "test")
-    monkeypatch.setenv("UHP_FILE_DIR", str(settings.file_dir))
+    monkeypatch.setenv("UHP_FILE_DIR", str(settings.file.dir))
     # The CLI reads the deployment from the environment: the tests' Neo4j, wherever it came from.
     monkeypatch.setenv("NEO4J_URI", settings.neo4j.uri)
     monkeypatch.setenv("NEO4J_USER", settings.neo4j.user)

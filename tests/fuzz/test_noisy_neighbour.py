@@ -41,7 +41,7 @@ BACK_WITHIN_S = 60.0
 @pytest.fixture(scope="module")
 def live(settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     with sandboxes.start(work=tmp_path_factory.mktemp("neighbours-sandbox")) as sandbox:
-        tuned = sandboxes.wired(settings, sandbox).model_copy(update=neighbours.SETTINGS)
+        tuned = sandboxes.wired(settings, sandbox).changed(**neighbours.SETTINGS)
         app = create_app(tuned, embedder=embedder)
         for url in served_in_thread(app):
             yield neighbours.world(url, app, sandbox, settings.admin_key.get_secret_value())

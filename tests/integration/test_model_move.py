@@ -180,7 +180,7 @@ def test_recall_reads_the_old_model_until_the_switch_and_nothing_written_meanwhi
         "NEO4J_PASSWORD": deployment.settings.neo4j.password.get_secret_value(),
         "UHP_ENVIRONMENT": "test",
         "UHP_ADMIN_KEY": deployment.settings.admin_key.get_secret_value(),
-        "UHP_FILE_DIR": str(deployment.settings.file_dir),
+        "UHP_FILE_DIR": str(deployment.settings.file.dir),
         "UHP_MODEL_MOVE_SETTLE_SECONDS": "1",
     }
     done = subprocess.run(

@@ -100,12 +100,12 @@ def test_an_unknown_uri_scheme_is_refused() -> None:
 
 
 def test_the_file_store_is_a_directory_unless_told_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert Settings(environment="test").file_store == "directory"
+    assert Settings(environment="test").file.store == "directory"
     monkeypatch.setenv("UHP_FILE_STORE", "s3")
     monkeypatch.setenv("UHP_S3_BUCKET", "memories")
     monkeypatch.setenv("UHP_S3_SECRET_ACCESS_KEY", "shh")
     settings = Settings(environment="test")
-    assert (settings.file_store, settings.s3_bucket, settings.s3_region) == ("s3", "memories", "us-east-1")
+    assert (settings.file.store, settings.s3.bucket, settings.s3.region) == ("s3", "memories", "us-east-1")
     assert "shh" not in repr(settings), "the secret key is a secret"
 
 
@@ -114,7 +114,7 @@ def test_the_file_store_is_a_directory_unless_told_otherwise(monkeypatch: pytest
     [
         ({"file_store": "s3"}, "UHP_S3_BUCKET"),
         ({"file_store": "s3", "s3_bucket": "b", "s3_prefix": "/uhp/"}, "UHP_S3_PREFIX"),
-        ({"s3_part_bytes": 1024}, "s3_part_bytes"),
+        ({"s3_part_bytes": 1024}, "part_bytes"),
     ],
 )
 def test_s3_settings_that_cannot_work_are_refused(fields: dict[str, object], says: str) -> None:
