@@ -3,10 +3,12 @@
 - Every file or folder ARCHITECTURE.md names exists.
 - Every module of `provider` sits in a layer of the layers contract, and every part of
   `provider.services` in a layer of the capabilities contract: no module is outside the rules.
+- Every port method says what it promises.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from pathlib import Path
@@ -116,3 +118,16 @@ def test_every_place_in_a_file_the_map_names_exists() -> None:
         if not found:
             missing.append(f"{path}.py: {owner + '.' if owner else ''}{name}")
     assert missing == [], f"docs/ARCHITECTURE.md names what the code does not hold: {missing}"
+
+
+def test_every_port_method_says_what_it_promises() -> None:
+    """A port is the contract a fake and a store both keep: each method says what it answers."""
+    silent = [
+        f"{path.relative_to(ROOT)}: {cls.name}.{fn.name}"
+        for path in sorted((ROOT / "provider" / "services").rglob("ports.py"))
+        for cls in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(cls, ast.ClassDef)
+        for fn in cls.body
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and ast.get_docstring(fn) is None
+    ]
+    assert not silent, f"give these port methods a docstring: {silent}"
