@@ -91,7 +91,7 @@ async def measure(settings: Settings, path: Path, batch: int) -> dict[str, Any]:
     The model is timed before the import and after the replay, so a machine that got busier or quieter
     meanwhile shows as two different rates; the ratio is over both.
     """
-    embedder = OnnxEmbedder(settings.embedding_model, cache_dir=settings.cache_dir / "onnx", batch_size=batch)
+    embedder = OnnxEmbedder(settings.embedding.model, cache_dir=settings.cache_dir / "onnx", batch_size=batch)
     async with running(settings, embedder=embedder) as runtime:
         services = runtime.services
         member = await services.admin.create_member("agent", "bulk bench")

@@ -48,7 +48,7 @@ def _row(records: int, seconds: float, **more: Any) -> dict[str, Any]:
 
 async def measure(settings: Settings, lines: Path, archive: Path, batch: int) -> dict[str, Any]:
     """Import, export, restore and restore again; each timed on its own."""
-    embedder = OnnxEmbedder(settings.embedding_model, cache_dir=settings.cache_dir / "onnx", batch_size=batch)
+    embedder = OnnxEmbedder(settings.embedding.model, cache_dir=settings.cache_dir / "onnx", batch_size=batch)
     async with running(settings, embedder=embedder) as runtime:
         services = runtime.services
         member = await services.admin.create_member("agent", "export bench")

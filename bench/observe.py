@@ -241,7 +241,7 @@ def run(episodes: int, entities: int, warmup: int, runtime: str | None) -> dict[
             began = time.perf_counter()
             embedder = configured_embedder(settings)
             embedder.load()
-            about = environment(target, settings.embedding_runtime, time.perf_counter() - began)
+            about = environment(target, settings.embedding.runtime, time.perf_counter() - began)
             with TestClient(create_app(settings, embedder=embedder)) as client:
                 bench = Bench(client, admin_key)
                 try:

@@ -334,7 +334,7 @@ async def run(
             "python": platform.python_version(),
             "cpus": os.cpu_count(),
             "model": corpus.MODEL,
-            "embedding_runtime": settings.embedding_runtime,
+            "embedding_runtime": settings.embedding.runtime,
         },
         "settings": {
             "records": total,

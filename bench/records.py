@@ -213,7 +213,7 @@ def environment(target: Neo4jTarget, runtime: str, load_s: float) -> dict[str, A
 def runtime_settings(target: Neo4jTarget, admin_key: str, files: Path, runtime: str | None) -> Settings:
     """The service's settings on this database; the embedding runtime is the service's unless named."""
     settings = bench_settings(target, admin_key, files)
-    return settings.model_copy(update={"embedding_runtime": runtime}) if runtime else settings
+    return settings.changed(embedding_runtime=runtime) if runtime else settings
 
 
 def run(count: int, warmup: int, runtime: str | None) -> dict[str, Any]:
@@ -226,7 +226,7 @@ def run(count: int, warmup: int, runtime: str | None) -> dict[str, Any]:
             began = time.perf_counter()
             embedder = configured_embedder(settings)
             embedder.load()
-            about = environment(target, settings.embedding_runtime, time.perf_counter() - began)
+            about = environment(target, settings.embedding.runtime, time.perf_counter() - began)
             with (
                 TestClient(create_app(settings, embedder=embedder)) as client,
                 floor(target, embedder) as ground,

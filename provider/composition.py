@@ -140,7 +140,7 @@ def build_services(
     vectors = VectorModels(
         Neo4jVectorStateStore(store),
         embedder,
-        settings.embedding_model,
+        settings.embedding.model,
         load=partial(loaded_embedder, settings),
         refresh_seconds=settings.vector_state_seconds,
         batching=partial(
@@ -182,7 +182,7 @@ def build_services(
             tree,
             record_store,
             ModelTokenizer(
-                settings.embedding_model,
+                settings.embedding.model,
                 models=settings.cache_dir / "models",
                 repository=settings.model_repository,
             ),

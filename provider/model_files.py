@@ -115,7 +115,7 @@ def abstain_threshold(settings: Settings, name: str | None = None) -> float:
     """
     if settings.abstain_below is not None:
         return settings.abstain_below
-    return model(name or settings.embedding_model).abstain_below
+    return model(name or settings.embedding.model).abstain_below
 
 
 def packaged_model_path(name: str) -> Path:

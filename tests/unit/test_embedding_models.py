@@ -17,7 +17,7 @@ from neo4j import AsyncGraphDatabase
 from pydantic import ValidationError
 
 from provider.composition import build_services
-from provider.config import Settings
+from provider.config import EmbeddingSettings, Settings
 from provider.embeddings import OnnxEmbedder, build_embedder, onnx_embedder
 from provider.model_files import (
     MODELS,
@@ -33,7 +33,7 @@ BGE = "bge-small-en-v1.5"
 
 
 def test_the_setting_accepts_exactly_the_known_models() -> None:
-    assert set(get_args(Settings.model_fields["embedding_model"].annotation)) == set(MODELS)
+    assert set(get_args(EmbeddingSettings.model_fields["model"].annotation)) == set(MODELS)
 
 
 def test_an_unknown_model_is_refused_at_start_with_the_names_that_are_known() -> None:
